@@ -1,0 +1,29 @@
+package io.wheelraft.core;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Walks a batch of committed entries handed to {@link StateMachine#onApply}. Entries come in log
+ * order; {@link #done()} is the closure of the task on the leader that proposed it (null on
+ * followers and after a restart). Used only on the apply thread, during that call.
+ */
+public interface Iterator extends java.util.Iterator<ByteBuffer> {
+
+    /** Log index of the current entry. */
+    long index();
+
+    /** Term of the current entry. */
+    long term();
+
+    /** The current entry's data (read-only view). */
+    ByteBuffer data();
+
+    /** The closure of the current entry's task, or null. */
+    Closure done();
+
+    /**
+     * Stops applying: the node reports {@code error} through {@link StateMachine#onError} and
+     * applies nothing further. Entries before the current one stay applied.
+     */
+    void setErrorAndRollback(Status error);
+}

@@ -1,0 +1,56 @@
+package io.wheelraft.core;
+
+import java.util.List;
+
+/**
+ * One member of a Raft group, embedded in a service. Shaped like SOFAJRaft's {@code Node} so a
+ * state machine ports by changing imports. Every method is thread-safe and returns at once;
+ * outcomes arrive through closures (completed exactly once, on a node thread: do not block).
+ */
+public interface Node {
+
+    String groupId();
+
+    PeerId nodeId();
+
+    /** The leader this node knows of, or null. */
+    PeerId getLeaderId();
+
+    boolean isLeader();
+
+    /**
+     * Replicates a task. Its closure completes OK after the entry is committed and applied; with
+     * NOT_LEADER (leader hint included) on a non-leader, BUSY when the queue is full, and so on.
+     */
+    void apply(Task task);
+
+    /** Runs {@code done} when a linearizable read may be served (ReadIndex or lease, per options). */
+    void readIndex(ReadIndexClosure done);
+
+    void addPeer(PeerId peer, Closure done);
+
+    void removePeer(PeerId peer, Closure done);
+
+    void changePeers(Configuration newConfiguration, Closure done);
+
+    void addLearners(List<PeerId> learners, Closure done);
+
+    void removeLearners(List<PeerId> learners, Closure done);
+
+    /** Hands leadership to {@code peer}; {@code done} completes when it leads, or fails on timeout. */
+    void transferLeadershipTo(PeerId peer, Closure done);
+
+    /** Takes a snapshot now. */
+    void snapshot(Closure done);
+
+    /** The current voting members, as this node knows them. */
+    List<PeerId> listPeers();
+
+    NodeStatus status();
+
+    /** Stops the node; pending closures fail with SHUTTING_DOWN. {@code done} may be null. */
+    void shutdown(Closure done);
+
+    /** Waits until shutdown has finished. */
+    void join() throws InterruptedException;
+}

@@ -1,0 +1,139 @@
+package io.wheelraft.core;
+
+import io.wheelraft.core.spi.LogStorage;
+import io.wheelraft.core.spi.RaftMetaStorage;
+import io.wheelraft.core.spi.SnapshotStorage;
+import io.wheelraft.timer.Clock;
+import io.wheelraft.timer.Timer;
+
+/**
+ * Everything a node needs: timing, initial membership, the state machine and its storage.
+ * Mutable builder-style bean; {@link #validate()} checks it and names the first bad value.
+ * Not thread-safe: fill it in, then hand it to one node.
+ */
+public final class NodeOptions {
+
+    private int electionTimeoutMs = 1000;
+    private int heartbeatDivisor = 10;
+    private int snapshotIntervalSecs = 3600;
+    private int snapshotLogMargin = 1000;
+    private Configuration initialConfiguration = Configuration.empty();
+    private StateMachine stateMachine;
+    private LogStorage logStorage;
+    private RaftMetaStorage metaStorage;
+    private SnapshotStorage snapshotStorage;
+    private Timer timer;
+    private Clock clock = Clock.system();
+    private long randomSeed = System.nanoTime();
+    private int applyQueueCapacity = 16384;
+    private int maxInflightAppends = 256;
+    private int maxEntriesPerAppend = 1024;
+    private int maxBytesPerAppend = 4 * 1024 * 1024;
+    private int connectionLostGraceMs = -1;
+    private ReadOnlyOption readOnlyOption = ReadOnlyOption.READ_INDEX;
+    private int leaseClockDriftMs = 50;
+    private int snapshotChunkBytes = 1024 * 1024;
+
+    /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
+    public NodeOptions validate() {
+        require(electionTimeoutMs > 0, "electionTimeoutMs must be > 0, was " + electionTimeoutMs);
+        require(heartbeatDivisor >= 2, "heartbeatDivisor must be >= 2, was " + heartbeatDivisor);
+        require(electionTimeoutMs / heartbeatDivisor >= 1, "electionTimeoutMs / heartbeatDivisor must be at least 1 ms, was "
+                + electionTimeoutMs + " / " + heartbeatDivisor);
+        require(snapshotIntervalSecs >= 0, "snapshotIntervalSecs must be >= 0 (0 disables), was " + snapshotIntervalSecs);
+        require(snapshotLogMargin >= 0, "snapshotLogMargin must be >= 0, was " + snapshotLogMargin);
+        require(initialConfiguration != null, "initialConfiguration must not be null (use Configuration.empty() for a joining node)");
+        require(stateMachine != null, "stateMachine is required");
+        require(logStorage != null, "logStorage is required");
+        require(metaStorage != null, "metaStorage is required");
+        require(snapshotStorage != null, "snapshotStorage is required");
+        require(clock != null, "clock must not be null");
+        require(applyQueueCapacity > 0 && Integer.bitCount(applyQueueCapacity) == 1,
+                "applyQueueCapacity must be a power of two > 0, was " + applyQueueCapacity);
+        require(maxInflightAppends > 0, "maxInflightAppends must be > 0, was " + maxInflightAppends);
+        require(maxEntriesPerAppend > 0, "maxEntriesPerAppend must be > 0, was " + maxEntriesPerAppend);
+        require(maxBytesPerAppend > 0, "maxBytesPerAppend must be > 0, was " + maxBytesPerAppend);
+        require(leaseClockDriftMs >= 0 && leaseClockDriftMs < electionTimeoutMs,
+                "leaseClockDriftMs must be in [0, electionTimeoutMs), was " + leaseClockDriftMs);
+        require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
+        return this;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException("invalid NodeOptions: " + message);
+        }
+    }
+
+    public int electionTimeoutMs() { return electionTimeoutMs; }
+    public NodeOptions electionTimeoutMs(int v) { electionTimeoutMs = v; return this; }
+
+    /** Heartbeats go out every {@code electionTimeoutMs / heartbeatDivisor}. Default 10. */
+    public int heartbeatDivisor() { return heartbeatDivisor; }
+    public NodeOptions heartbeatDivisor(int v) { heartbeatDivisor = v; return this; }
+
+    public int heartbeatIntervalMs() { return Math.max(1, electionTimeoutMs / heartbeatDivisor); }
+
+    /** 0 disables periodic snapshots. */
+    public int snapshotIntervalSecs() { return snapshotIntervalSecs; }
+    public NodeOptions snapshotIntervalSecs(int v) { snapshotIntervalSecs = v; return this; }
+
+    /** Entries kept behind a snapshot for slow followers. */
+    public int snapshotLogMargin() { return snapshotLogMargin; }
+    public NodeOptions snapshotLogMargin(int v) { snapshotLogMargin = v; return this; }
+
+    /** Membership used only when the log and snapshot hold none (first start). Empty: join later. */
+    public Configuration initialConfiguration() { return initialConfiguration; }
+    public NodeOptions initialConfiguration(Configuration v) { initialConfiguration = v; return this; }
+
+    public StateMachine stateMachine() { return stateMachine; }
+    public NodeOptions stateMachine(StateMachine v) { stateMachine = v; return this; }
+
+    public LogStorage logStorage() { return logStorage; }
+    public NodeOptions logStorage(LogStorage v) { logStorage = v; return this; }
+
+    public RaftMetaStorage metaStorage() { return metaStorage; }
+    public NodeOptions metaStorage(RaftMetaStorage v) { metaStorage = v; return this; }
+
+    public SnapshotStorage snapshotStorage() { return snapshotStorage; }
+    public NodeOptions snapshotStorage(SnapshotStorage v) { snapshotStorage = v; return this; }
+
+    /** The shared timing wheel; null means the process-wide default wheel. */
+    public Timer timer() { return timer; }
+    public NodeOptions timer(Timer v) { timer = v; return this; }
+
+    public Clock clock() { return clock; }
+    public NodeOptions clock(Clock v) { clock = v; return this; }
+
+    /** Seeds the randomised election timeouts (fixed in simulation so runs replay). */
+    public long randomSeed() { return randomSeed; }
+    public NodeOptions randomSeed(long v) { randomSeed = v; return this; }
+
+    public int applyQueueCapacity() { return applyQueueCapacity; }
+    public NodeOptions applyQueueCapacity(int v) { applyQueueCapacity = v; return this; }
+
+    public int maxInflightAppends() { return maxInflightAppends; }
+    public NodeOptions maxInflightAppends(int v) { maxInflightAppends = v; return this; }
+
+    public int maxEntriesPerAppend() { return maxEntriesPerAppend; }
+    public NodeOptions maxEntriesPerAppend(int v) { maxEntriesPerAppend = v; return this; }
+
+    public int maxBytesPerAppend() { return maxBytesPerAppend; }
+    public NodeOptions maxBytesPerAppend(int v) { maxBytesPerAppend = v; return this; }
+
+    /**
+     * How long a follower waits after its connection to the leader broke, with no word from the
+     * leader, before treating it as lost. Default (-1): two heartbeat intervals.
+     */
+    public int connectionLostGraceMs() { return connectionLostGraceMs < 0 ? 2 * heartbeatIntervalMs() : connectionLostGraceMs; }
+    public NodeOptions connectionLostGraceMs(int v) { connectionLostGraceMs = v; return this; }
+
+    public ReadOnlyOption readOnlyOption() { return readOnlyOption; }
+    public NodeOptions readOnlyOption(ReadOnlyOption v) { readOnlyOption = v; return this; }
+
+    public int leaseClockDriftMs() { return leaseClockDriftMs; }
+    public NodeOptions leaseClockDriftMs(int v) { leaseClockDriftMs = v; return this; }
+
+    public int snapshotChunkBytes() { return snapshotChunkBytes; }
+    public NodeOptions snapshotChunkBytes(int v) { snapshotChunkBytes = v; return this; }
+}

@@ -1,0 +1,76 @@
+package io.wheelraft.core.spi;
+
+import io.wheelraft.proto.LogEntry;
+
+import java.util.List;
+
+/**
+ * Where a node keeps its Raft log. Implementations: in memory (raft-core, for tests and the
+ * simulation) and RocksDB (raft-storage, the default).
+ *
+ * <p>Contract:
+ * <ul>
+ *   <li>Indexes are contiguous from {@link #firstLogIndex()} to {@link #lastLogIndex()}; an empty
+ *       log has {@code lastLogIndex() == firstLogIndex() - 1}. A fresh log starts at index 1.</li>
+ *   <li>{@link #append} is durable when it returns (when the storage is configured to sync):
+ *       a node acknowledges entries only after that.</li>
+ *   <li>Reads of an index outside the range return null ({@link #entry}) or 0 ({@link #term}).</li>
+ *   <li>Corruption (checksum mismatch, gap, truncated value) throws {@link LogCorruptionException}
+ *       naming the index and location; it is never skipped.</li>
+ *   <li>The node calls mutating methods from one thread at a time; reads may come from other
+ *       threads concurrently and must see either the old or the new state.</li>
+ * </ul>
+ */
+public interface LogStorage extends AutoCloseable {
+
+    /** First index still held (after prefix truncation); 1 for a fresh log. */
+    long firstLogIndex();
+
+    /** Last index held; {@code firstLogIndex() - 1} when empty. */
+    long lastLogIndex();
+
+    /** The entry at {@code index}, or null if not held. */
+    LogEntry entry(long index);
+
+    /** The term of the entry at {@code index}, or 0 if not held. */
+    long term(long index);
+
+    /**
+     * Appends entries whose indexes continue the log ({@code entries.get(0).getIndex() ==
+     * lastLogIndex() + 1}), as one atomic and durable batch.
+     *
+     * @throws IllegalArgumentException if the indexes do not continue the log
+     * @throws StorageException on I/O failure (nothing of the batch is then considered written)
+     */
+    void append(List<LogEntry> entries);
+
+    /** Drops entries before {@code firstIndexKept}. No-op if it is not past the first index. */
+    void truncatePrefix(long firstIndexKept);
+
+    /** Drops entries after {@code lastIndexKept} (conflict resolution on followers). */
+    void truncateSuffix(long lastIndexKept);
+
+    /**
+     * Empties the log so that the next appended index is {@code nextLogIndex} (after installing a
+     * snapshot that ends at {@code nextLogIndex - 1}).
+     */
+    void reset(long nextLogIndex);
+
+    /**
+     * Every configuration entry still in the log, in index order, so a restarting node recovers
+     * its membership without scanning the log. Default: scans.
+     */
+    default List<LogEntry> configurationEntries() {
+        List<LogEntry> out = new java.util.ArrayList<>();
+        for (long i = firstLogIndex(); i <= lastLogIndex(); i++) {
+            LogEntry e = entry(i);
+            if (e != null && e.getType() == io.wheelraft.proto.EntryType.ENTRY_TYPE_CONFIGURATION) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    void close();
+}

@@ -1,0 +1,60 @@
+package io.wheelraft.core.spi;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.InstallSnapshotRequest;
+import io.wheelraft.proto.InstallSnapshotResponse;
+import io.wheelraft.proto.ReadIndexRequest;
+import io.wheelraft.proto.ReadIndexResponse;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Carries Raft messages between peers. One transport per process serves every group hosted in
+ * it: incoming requests are routed by {@code (group_id, peer_id)} to the handler registered for
+ * them. Implementations: in memory (raft-core simulation, with fault injection) and gRPC
+ * (raft-rpc, the default).
+ *
+ * <p>Contract:
+ * <ul>
+ *   <li>Every outgoing call returns at once; its future completes with the response, or
+ *       exceptionally with a {@link TransportException} (unreachable, timed out, rejected,
+ *       unknown group) within {@code timeoutMs}. A dead peer never blocks the caller.</li>
+ *   <li>Requests from one sender to one target should reach the handler in the order they were
+ *       sent (pipelined replication is fast only then); the node stays safe if they do not.</li>
+ *   <li>When the connection to a remote endpoint breaks (the process died, its socket reset),
+ *       every {@link ConnectionListener} is told within milliseconds; a benign reconnect that
+ *       loses nothing is not reported.</li>
+ * </ul>
+ */
+public interface RaftTransport extends AutoCloseable {
+
+    /** Routes requests addressed to {@code (groupId, self)} to {@code handler}. */
+    void register(String groupId, PeerId self, RaftRequestHandler handler);
+
+    /** Stops routing to that node; later requests to it fail with NOT_FOUND. */
+    void unregister(String groupId, PeerId self);
+
+    CompletableFuture<RequestVoteResponse> requestVote(PeerId target, RequestVoteRequest request, long timeoutMs);
+
+    CompletableFuture<AppendEntriesResponse> appendEntries(PeerId target, AppendEntriesRequest request, long timeoutMs);
+
+    CompletableFuture<InstallSnapshotResponse> installSnapshot(PeerId target, InstallSnapshotRequest request, long timeoutMs);
+
+    CompletableFuture<TimeoutNowResponse> timeoutNow(PeerId target, TimeoutNowRequest request, long timeoutMs);
+
+    CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs);
+
+    /** Adds a listener for broken connections to remote endpoints. */
+    void addConnectionListener(ConnectionListener listener);
+
+    void removeConnectionListener(ConnectionListener listener);
+
+    @Override
+    void close();
+}
