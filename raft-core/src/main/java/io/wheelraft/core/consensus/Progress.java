@@ -1,0 +1,52 @@
+package io.wheelraft.core.consensus;
+
+/**
+ * The leader's view of one follower (or learner): how far its log matches, where to send next,
+ * and how many appends are in flight. Owned by the leader's lane.
+ *
+ * <p>States: PROBE sends one append at a time until the follower's position is found;
+ * REPLICATE pipelines up to the in-flight window, advancing {@code next} optimistically.
+ */
+final class Progress {
+
+    enum State { PROBE, REPLICATE }
+
+    long match;
+    long next;
+    State state = State.PROBE;
+    /** Appends carrying entries sent and not yet answered (the pipelining window). */
+    int inflight;
+    /** In PROBE, an append is out and we wait for its answer before sending another. */
+    boolean probeOutstanding;
+    /** Clock (ms) of the last answer of any kind in the current term; check-quorum uses it. */
+    long lastResponseMs;
+    /** Sequence of the last append sent; answers echo it. */
+    long sequence;
+
+    Progress(long next, long nowMs) {
+        this.next = next;
+        this.lastResponseMs = nowMs;
+    }
+
+    void becomeProbe() {
+        state = State.PROBE;
+        inflight = 0;
+        probeOutstanding = false;
+        next = Math.max(next, match + 1);
+    }
+
+    void becomeReplicate() {
+        state = State.REPLICATE;
+        probeOutstanding = false;
+        next = Math.max(next, match + 1);
+    }
+
+    boolean canSend(int maxInflight) {
+        return state == State.PROBE ? !probeOutstanding : inflight < maxInflight;
+    }
+
+    @Override
+    public String toString() {
+        return "Progress{match=" + match + ", next=" + next + ", " + state + ", inflight=" + inflight + "}";
+    }
+}

@@ -1,0 +1,510 @@
+package io.wheelraft.core.consensus;
+
+import com.google.protobuf.ByteString;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.EntryType;
+import io.wheelraft.proto.LogEntry;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Raft algorithm as a pure state machine (etcd style): requests, answers and timer events
+ * go in with the current time; decisions come out through {@link RaftEffects}. It owns no
+ * thread, clock, socket or disk, so every rule is a plain deterministic test. Not thread-safe:
+ * the node shell calls it from one lane.
+ *
+ * <p>Section references are to the Raft paper (§5) and Ongaro's thesis (§9.6 pre-vote, §4.2.3
+ * disruptive servers, §6 check-quorum).
+ */
+public final class RaftCore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
+
+    private final RaftConfig config;
+    private final PeerId self;
+    private final RaftLog log;
+    private final RaftEffects effects;
+    private final MembershipLog memberships;
+
+    private long term;
+    private PeerId votedFor;
+    private Role role = Role.FOLLOWER;
+    private PeerId leader;
+    private long commitIndex;
+    private long reportedCommit;
+
+    private long lastLeaderContactMs;
+    /** When the transport said the leader's connection broke; -1 when it has not (since the last contact). */
+    private long leaderConnectionLostMs = -1;
+    private VoteTally tally;
+    private Replication replication;
+
+    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+                    MembershipLog memberships, long appliedIndex, long nowMs) {
+        this.config = config;
+        this.self = config.self();
+        this.log = log;
+        this.effects = effects;
+        this.memberships = memberships;
+        this.term = term;
+        this.votedFor = votedFor;
+        this.commitIndex = appliedIndex;
+        this.reportedCommit = appliedIndex;
+        this.lastLeaderContactMs = nowMs;
+        this.role = followerRole();
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    public long term() { return term; }
+    public Role role() { return role; }
+    public PeerId leader() { return leader; }
+    public long commitIndex() { return commitIndex; }
+    public RaftLog log() { return log; }
+    public Membership membership() { return memberships.current(); }
+    public PeerId votedFor() { return votedFor; }
+
+    /** When this node last heard from a leader of its term (or granted a vote), in clock ms. */
+    public long lastLeaderContactMs() { return lastLeaderContactMs; }
+
+    public boolean isLeader() {
+        return role == Role.LEADER;
+    }
+
+    public Map<PeerId, Long> followerMatchIndexes() {
+        return replication == null ? Map.of() : replication.matchIndexes();
+    }
+
+    /** Has this follower lost its leader: silent for an election timeout, or its connection broke and a grace passed? */
+    public boolean leaderLost(long nowMs) {
+        if (nowMs - lastLeaderContactMs >= config.electionTimeoutMs()) {
+            return true;
+        }
+        return leaderConnectionLostMs >= 0 && nowMs - leaderConnectionLostMs >= config.connectionLostGraceMs();
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /** electionTimer fired: start a pre-vote if the leader is lost (heartbeats only record contact). */
+    public void onElectionTimeout(long nowMs) {
+        if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs)) {
+            startPreVote(nowMs);
+        }
+    }
+
+    /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
+    public void onVoteTimeout(long nowMs) {
+        if (role == Role.CANDIDATE) {
+            LOG.info("{} vote round of term {} timed out; retrying from pre-vote", self, term);
+            becomeFollower(term, null, nowMs);
+            startPreVote(nowMs);
+        }
+    }
+
+    /** stepDownTimer fired on the leader: check-quorum. */
+    public void onStepDownCheck(long nowMs) {
+        if (role == Role.LEADER && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
+            LOG.warn("{} steps down in term {}: no quorum answered within {} ms", self, term, config.electionTimeoutMs());
+            becomeFollower(term, null, nowMs);
+        }
+    }
+
+    public void onHeartbeatTimeout(long nowMs) {
+        if (role == Role.LEADER) {
+            replication.heartbeatAll(commitIndex);
+        }
+    }
+
+    /**
+     * The transport says the connection to {@code endpoint} broke.
+     *
+     * @return true if it was our leader's: the shell then re-checks after the grace period
+     */
+    public boolean onConnectionLost(String endpoint, long nowMs) {
+        if (role == Role.LEADER || role == Role.CANDIDATE || leader == null || !leader.endpoint().equals(endpoint)) {
+            return false;
+        }
+        leaderConnectionLostMs = nowMs;
+        return true;
+    }
+
+    /** The grace after a broken leader connection passed (the shell adds jitter so followers do not tie). */
+    public void onConnectionLostGraceElapsed(long nowMs) {
+        if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs)) {
+            startPreVote(nowMs);
+        }
+    }
+
+    // ---------------------------------------------------------------- elections
+
+    private void startPreVote(long nowMs) {
+        Membership m = memberships.current();
+        if (!m.isVoter(self)) {
+            return;
+        }
+        tally = new VoteTally(true, term + 1, self);
+        LOG.info("{} starts pre-vote for term {} (last log {}/{})", self, term + 1, log.lastIndex(), log.lastTerm());
+        if (tally.outcome(m) == VoteTally.Outcome.WON) {
+            becomeCandidate(nowMs, false);
+            return;
+        }
+        broadcastVote(true, term + 1, false);
+    }
+
+    private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
+        term++;
+        votedFor = self;
+        effects.persistHardState(term, votedFor);
+        setRole(Role.CANDIDATE, null);
+        tally = new VoteTally(false, term, self);
+        LOG.info("{} campaigns in term {}", self, term);
+        if (tally.outcome(memberships.current()) == VoteTally.Outcome.WON) {
+            becomeLeader(nowMs);
+            return;
+        }
+        broadcastVote(false, term, leadershipTransfer);
+    }
+
+    private void broadcastVote(boolean preVote, long voteTerm, boolean transfer) {
+        for (PeerId p : memberships.current().voters()) {
+            if (p.equals(self)) {
+                continue;
+            }
+            effects.sendRequestVote(p, RequestVoteRequest.newBuilder()
+                    .setGroupId(config.groupId())
+                    .setServerId(self.toString())
+                    .setPeerId(p.toString())
+                    .setTerm(voteTerm)
+                    .setLastLogIndex(log.lastIndex())
+                    .setLastLogTerm(log.lastTerm())
+                    .setPreVote(preVote)
+                    .setLeadershipTransfer(transfer)
+                    .build());
+        }
+    }
+
+    /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3). */
+    public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs) {
+        PeerId candidate = PeerId.parse(req.getServerId());
+        boolean logOk = log.isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
+        if (req.getPreVote()) {
+            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLost(nowMs);
+            return voteResponse(true, grant, grant ? "" : refusal(req, logOk, nowMs));
+        }
+        if (req.getTerm() < term) {
+            return voteResponse(false, false, "stale term " + req.getTerm() + " < " + term);
+        }
+        // Disruptive-server guard: while we hear from a live leader, a vote request does not even
+        // bump our term, unless it comes from a leader transfer the leader itself started.
+        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || (leader != null && !leaderLost(nowMs)))) {
+            return voteResponse(false, false, "a live leader " + leader + " is known");
+        }
+        if (req.getTerm() > term) {
+            becomeFollower(req.getTerm(), null, nowMs);
+        }
+        boolean canVote = votedFor == null || votedFor.equals(candidate);
+        if (canVote && logOk && role != Role.LEADER) {
+            if (votedFor == null) {
+                votedFor = candidate;
+                effects.persistHardState(term, votedFor);
+            }
+            lastLeaderContactMs = nowMs; // granting restarts our own wait (§5.2)
+            return voteResponse(false, true, "");
+        }
+        return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + votedFor);
+    }
+
+    private String refusal(RequestVoteRequest req, boolean logOk, long nowMs) {
+        if (req.getTerm() <= term) {
+            return "stale term " + req.getTerm() + " <= " + term;
+        }
+        if (!logOk) {
+            return "candidate log is behind";
+        }
+        return role == Role.LEADER ? "I am the leader" : "leader " + leader + " still alive";
+    }
+
+    private RequestVoteResponse voteResponse(boolean preVote, boolean granted, String reason) {
+        return RequestVoteResponse.newBuilder().setTerm(term).setGranted(granted).setPreVote(preVote).setReason(reason).build();
+    }
+
+    /** Handles an answer to our RequestVote or pre-vote. */
+    public void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, long nowMs) {
+        if (resp.getTerm() > term && !resp.getGranted()) {
+            becomeFollower(resp.getTerm(), null, nowMs);
+            return;
+        }
+        VoteTally t = tally;
+        if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
+            return; // an answer to an older round
+        }
+        if (t.preVote ? role == Role.CANDIDATE || role == Role.LEADER : role != Role.CANDIDATE || term != req.getTerm()) {
+            return;
+        }
+        t.record(from, resp.getGranted());
+        switch (t.outcome(memberships.current())) {
+            case WON -> {
+                if (t.preVote) {
+                    becomeCandidate(nowMs, false);
+                } else {
+                    becomeLeader(nowMs);
+                }
+            }
+            case LOST -> {
+                LOG.info("{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
+                tally = null;
+            }
+            case PENDING -> { }
+        }
+    }
+
+    /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
+    public TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
+        if (req.getTerm() != term || role != Role.FOLLOWER || !memberships.current().isVoter(self)) {
+            return TimeoutNowResponse.newBuilder().setTerm(term).setSuccess(false).build();
+        }
+        becomeCandidate(nowMs, true);
+        return TimeoutNowResponse.newBuilder().setTerm(term).setSuccess(true).build();
+    }
+
+    // ---------------------------------------------------------------- role changes
+
+    private Role followerRole() {
+        return memberships.current().isLearner(self) ? Role.LEARNER : Role.FOLLOWER;
+    }
+
+    private void becomeFollower(long newTerm, PeerId newLeader, long nowMs) {
+        boolean wasLeader = role == Role.LEADER;
+        if (newTerm > term) {
+            term = newTerm;
+            votedFor = null;
+            effects.persistHardState(term, null);
+        }
+        tally = null;
+        replication = null;
+        if (newLeader != null) {
+            lastLeaderContactMs = nowMs;
+            leaderConnectionLostMs = -1;
+        }
+        setRole(followerRole(), newLeader);
+        if (wasLeader) {
+            // Our uncommitted entries may still commit under the next leader, or vanish: the shell
+            // fails their closures as "leadership lost" (outcome unknown to the client).
+            effects.entriesDiscarded(commitIndex + 1);
+        }
+    }
+
+    private void becomeLeader(long nowMs) {
+        tally = null;
+        setRole(Role.LEADER, self);
+        replication = new Replication(config, log, effects, term, memberships.current(), nowMs);
+        LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
+        // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
+        // holds no membership yet, record it, so that peers joining later learn it from the log.
+        LogEntry.Builder first = LogEntry.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1);
+        if (memberships.current().index() == 0) {
+            first.setType(EntryType.ENTRY_TYPE_CONFIGURATION).setConfiguration(memberships.current().toEntry());
+        } else {
+            first.setType(EntryType.ENTRY_TYPE_NO_OP);
+        }
+        appendAsLeader(List.of(first.build()), nowMs);
+    }
+
+    private void setRole(Role newRole, PeerId newLeader) {
+        boolean changed = role != newRole || !java.util.Objects.equals(leader, newLeader);
+        role = newRole;
+        leader = newLeader;
+        if (changed) {
+            effects.roleChanged(role, term, leader);
+        }
+    }
+
+    // ---------------------------------------------------------------- replication: follower side
+
+    /** A follower's answer and the durable point it must wait for before it may be sent. */
+    public record AppendResult(AppendEntriesResponse response, long requiredPersistedIndex) {
+    }
+
+    /** Handles AppendEntries from a leader (§5.3). */
+    public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
+        if (req.getTerm() < term) {
+            return reject(req, 0, 0);
+        }
+        PeerId from = PeerId.parse(req.getServerId());
+        if (role == Role.LEADER && req.getTerm() == term) {
+            LOG.error("{} got AppendEntries from {} in its own term {}: election safety violated", self, from, term);
+            return reject(req, 0, 0);
+        }
+        if (req.getTerm() > term || role != followerRole() || !from.equals(leader)) {
+            becomeFollower(req.getTerm(), from, nowMs);
+        }
+        lastLeaderContactMs = nowMs;
+        leaderConnectionLostMs = -1;
+
+        long prev = req.getPrevLogIndex();
+        if (prev < commitIndex) {
+            // Entries up to our commit index match the leader's (log matching of committed entries);
+            // skip what we hold and acknowledge at least the commit point.
+            return acceptFrom(req, commitIndex, nowMs);
+        }
+        if (prev > log.lastIndex()) {
+            return reject(req, 0, log.lastIndex() + 1);
+        }
+        if (!log.matchTerm(prev, req.getPrevLogTerm())) {
+            long conflictTerm = log.term(prev);
+            return reject(req, conflictTerm, log.firstIndexOfTerm(prev, conflictTerm));
+        }
+        return acceptFrom(req, prev, nowMs);
+    }
+
+    private AppendResult acceptFrom(AppendEntriesRequest req, long matchedUpTo, long nowMs) {
+        List<LogEntry> entries = req.getEntriesList();
+        long prev = req.getPrevLogIndex();
+        if (matchedUpTo > prev) {
+            int skip = (int) Math.min(entries.size(), matchedUpTo - prev);
+            entries = entries.subList(skip, entries.size());
+            prev = matchedUpTo;
+        }
+        if (!entries.isEmpty()) {
+            long lastBefore = log.lastIndex();
+            RaftLog.PersistRequest work = log.appendFromLeader(prev, entries);
+            if (work != null) {
+                long firstNew = work.entries().get(0).getIndex();
+                if (firstNew <= lastBefore) {
+                    effects.entriesDiscarded(firstNew);
+                    memberships.truncateAfter(firstNew - 1);
+                }
+                effects.persistEntries(work.truncateAfter(), work.entries());
+                trackConfigurations(work.entries());
+            }
+        }
+        long lastNew = prev + entries.size();
+        long newCommit = Math.min(req.getCommittedIndex(), lastNew);
+        if (newCommit > commitIndex) {
+            commitIndex = newCommit;
+            reportCommit();
+        }
+        AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
+                .setTerm(term).setSuccess(true).setLastLogIndex(lastNew).setSequence(req.getSequence()).build();
+        return new AppendResult(resp, lastNew);
+    }
+
+    private AppendResult reject(AppendEntriesRequest req, long conflictTerm, long conflictIndex) {
+        AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
+                .setTerm(term).setSuccess(false).setLastLogIndex(log.lastIndex())
+                .setConflictTerm(conflictTerm).setConflictIndex(conflictIndex)
+                .setSequence(req.getSequence()).build();
+        return new AppendResult(resp, 0);
+    }
+
+    private void trackConfigurations(List<LogEntry> entries) {
+        boolean changed = false;
+        for (LogEntry e : entries) {
+            if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
+                memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
+                changed = true;
+            }
+        }
+        if (changed) {
+            onMembershipChanged();
+        }
+    }
+
+    private void onMembershipChanged() {
+        Membership m = memberships.current();
+        effects.membershipChanged(m);
+        if (role == Role.LEADER) {
+            replication.updateMembers(m, 0);
+        } else if (role != Role.CANDIDATE) {
+            setRole(followerRole(), leader);
+        }
+    }
+
+    // ---------------------------------------------------------------- replication: leader side
+
+    /**
+     * Appends client commands as entries of the current term.
+     *
+     * @return the index of the first entry
+     * @throws IllegalStateException if this node is not the leader
+     */
+    public long propose(List<ByteString> commands, long nowMs) {
+        if (role != Role.LEADER) {
+            throw new IllegalStateException(self + " is not the leader");
+        }
+        long first = log.lastIndex() + 1;
+        List<LogEntry> entries = new ArrayList<>(commands.size());
+        long index = first;
+        for (ByteString data : commands) {
+            entries.add(LogEntry.newBuilder().setTerm(term).setIndex(index++).setType(EntryType.ENTRY_TYPE_DATA).setData(data).build());
+        }
+        appendAsLeader(entries, nowMs);
+        return first;
+    }
+
+    private void appendAsLeader(List<LogEntry> entries, long nowMs) {
+        log.append(entries);
+        effects.persistEntries(-1, entries);
+        trackConfigurations(entries);
+        replication.replicateAll(commitIndex);
+    }
+
+    public void handleAppendEntriesResponse(PeerId from, AppendEntriesRequest req, AppendEntriesResponse resp, long nowMs) {
+        if (resp.getTerm() > term) {
+            becomeFollower(resp.getTerm(), null, nowMs);
+            return;
+        }
+        if (role != Role.LEADER || req.getTerm() != term) {
+            return;
+        }
+        if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
+            maybeAdvanceCommit();
+        }
+    }
+
+    public void handleAppendEntriesFailure(PeerId to, AppendEntriesRequest req) {
+        if (role == Role.LEADER && req.getTerm() == term) {
+            replication.onFailure(to, req);
+        }
+    }
+
+    /** The disk acknowledged entries up to {@code index} of {@code entryTerm}. */
+    public void onPersisted(long index, long entryTerm) {
+        if (!log.stableTo(index, entryTerm)) {
+            return;
+        }
+        if (role == Role.LEADER) {
+            maybeAdvanceCommit();
+        }
+        reportCommit();
+    }
+
+    private void maybeAdvanceCommit() {
+        Membership m = memberships.current();
+        long quorumIndex = m.committedIndex(p -> p.equals(self) ? log.persistedIndex() : replication.match(p));
+        // Only an entry of the current term commits by counting replicas (§5.4.2, Figure 8).
+        if (quorumIndex > commitIndex && log.term(quorumIndex) == term) {
+            commitIndex = quorumIndex;
+            reportCommit();
+        }
+    }
+
+    private void reportCommit() {
+        long appliable = Math.min(commitIndex, log.persistedIndex());
+        if (appliable > reportedCommit) {
+            reportedCommit = appliable;
+            effects.commitTo(appliable);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.LogEntry;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.TimeoutNowRequest;
+
+import java.util.List;
+
+/**
+ * What the consensus machine asks the world to do. The machine calls these in the order the
+ * work must happen; the node shell carries them out. Ordering rules the shell relies on:
+ * {@link #persistHardState} is synchronous and comes before any message of the new term;
+ * log writes are asynchronous and acknowledged through {@link RaftCore#onPersisted}, and a
+ * follower's acknowledgement of entries is released only after that (see
+ * {@link RaftCore.AppendResult#requiredPersistedIndex()}).
+ */
+public interface RaftEffects {
+
+    /** Durably records term and vote before returning. */
+    void persistHardState(long term, PeerId votedFor);
+
+    /**
+     * Queues a log write: drop storage entries after {@code truncateAfter} (-1: none), then append
+     * {@code entries}. Writes are carried out in the order queued; each is acknowledged with
+     * {@link RaftCore#onPersisted(long, long)} for its last entry.
+     */
+    void persistEntries(long truncateAfter, List<LogEntry> entries);
+
+    void sendRequestVote(PeerId to, RequestVoteRequest request);
+
+    void sendAppendEntries(PeerId to, AppendEntriesRequest request);
+
+    void sendTimeoutNow(PeerId to, TimeoutNowRequest request);
+
+    /** Role, term or known leader changed (timers and listeners follow the role). */
+    void roleChanged(Role role, long term, PeerId leader);
+
+    /** Entries up to {@code index} are committed and durable here: they may be applied. */
+    void commitTo(long index);
+
+    /**
+     * Entries from {@code fromIndex} on were removed from the log (a new leader overwrote them) or
+     * will never be acknowledged by this leader: their pending closures and responses fail.
+     */
+    void entriesDiscarded(long fromIndex);
+
+    /** The membership in effect changed (a configuration entry was appended or removed). */
+    void membershipChanged(Membership membership);
+}

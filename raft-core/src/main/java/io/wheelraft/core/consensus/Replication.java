@@ -1,0 +1,190 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.LogEntry;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The leader's replication to its followers and learners: one {@link Progress} each, pipelined
+ * appends within a bounded window, heartbeats, fast backtracking on conflicts, and the
+ * check-quorum question. Lives only while its node leads one term; owned by the node's lane.
+ */
+final class Replication {
+
+    private final RaftConfig config;
+    private final RaftLog log;
+    private final RaftEffects effects;
+    private final long term;
+    private final Map<PeerId, Progress> progress = new TreeMap<>();
+
+    Replication(RaftConfig config, RaftLog log, RaftEffects effects, long term, Membership membership, long nowMs) {
+        this.config = config;
+        this.log = log;
+        this.effects = effects;
+        this.term = term;
+        updateMembers(membership, nowMs);
+    }
+
+    /** Adds progress for new members and drops removed ones. */
+    void updateMembers(Membership membership, long nowMs) {
+        var members = membership.allMembers();
+        members.remove(config.self());
+        progress.keySet().retainAll(members);
+        for (PeerId p : members) {
+            progress.computeIfAbsent(p, k -> new Progress(log.lastIndex() + 1, nowMs));
+        }
+    }
+
+    Map<PeerId, Long> matchIndexes() {
+        Map<PeerId, Long> out = new TreeMap<>();
+        progress.forEach((p, pr) -> out.put(p, pr.match));
+        return Collections.unmodifiableMap(out);
+    }
+
+    long match(PeerId peer) {
+        Progress pr = progress.get(peer);
+        return pr == null ? 0 : pr.match;
+    }
+
+    /** True when a quorum (the leader counting itself) answered within the election timeout. */
+    boolean quorumRecentlyActive(Membership membership, long nowMs) {
+        return membership.hasQuorum(p -> p.equals(config.self()) || recentlyActive(p, nowMs));
+    }
+
+    private boolean recentlyActive(PeerId p, long nowMs) {
+        Progress pr = progress.get(p);
+        return pr != null && nowMs - pr.lastResponseMs < config.electionTimeoutMs();
+    }
+
+    /** Sends whatever each follower can take now (new entries, or a probe). */
+    void replicateAll(long commitIndex) {
+        for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
+            sendAppends(e.getKey(), e.getValue(), commitIndex);
+        }
+    }
+
+    /** Heartbeats: an empty append at the follower's known match point, carrying the commit index. */
+    void heartbeatAll(long commitIndex) {
+        for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
+            Progress pr = e.getValue();
+            long prev = pr.match;
+            long prevTerm = log.term(prev);
+            if (prev > 0 && prevTerm == 0) {
+                prev = 0; // compacted away: a zero point always matches and commits nothing
+            }
+            effects.sendAppendEntries(e.getKey(), request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), 0));
+        }
+    }
+
+    private void sendAppends(PeerId peer, Progress pr, long commitIndex) {
+        while (pr.canSend(config.maxInflightAppends())) {
+            long prev = pr.next - 1;
+            long prevTerm = log.term(prev);
+            if (prev > 0 && prevTerm == 0) {
+                // The entry before `next` was compacted: only a snapshot can catch this follower up.
+                return;
+            }
+            List<LogEntry> entries = log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend());
+            if (entries.isEmpty() && pr.state == Progress.State.REPLICATE) {
+                return; // nothing new; heartbeats keep the follower alive
+            }
+            long seq = ++pr.sequence;
+            effects.sendAppendEntries(peer, request(peer, prev, prevTerm, entries, commitIndex, seq));
+            if (pr.state == Progress.State.PROBE) {
+                pr.probeOutstanding = true;
+                return;
+            }
+            pr.inflight++;
+            pr.next = entries.get(entries.size() - 1).getIndex() + 1;
+        }
+    }
+
+    private AppendEntriesRequest request(PeerId to, long prev, long prevTerm, List<LogEntry> entries, long commit, long seq) {
+        return AppendEntriesRequest.newBuilder()
+                .setGroupId(config.groupId())
+                .setServerId(config.self().toString())
+                .setPeerId(to.toString())
+                .setTerm(term)
+                .setPrevLogIndex(prev)
+                .setPrevLogTerm(prevTerm)
+                .addAllEntries(entries)
+                .setCommittedIndex(commit)
+                .setSequence(seq)
+                .build();
+    }
+
+    /**
+     * Handles an answer to an append of this term.
+     *
+     * @return true if the follower's match index advanced (the commit index may move)
+     */
+    boolean onResponse(PeerId peer, AppendEntriesRequest req, AppendEntriesResponse resp, long nowMs, long commitIndex) {
+        Progress pr = progress.get(peer);
+        if (pr == null) {
+            return false;
+        }
+        pr.lastResponseMs = nowMs;
+        boolean heartbeat = req.getSequence() == 0;
+        if (!heartbeat) {
+            releaseSlot(pr, req);
+        }
+        boolean advanced = false;
+        if (resp.getSuccess()) {
+            long newMatch = resp.getLastLogIndex();
+            if (newMatch > pr.match) {
+                pr.match = newMatch;
+                pr.next = Math.max(pr.next, newMatch + 1);
+                advanced = true;
+            }
+            if (pr.state == Progress.State.PROBE && !heartbeat) {
+                pr.becomeReplicate();
+            }
+        } else if (req.getPrevLogIndex() >= pr.match) {
+            // A real conflict (stale rejections below match are ignored): jump back using the hint.
+            pr.becomeProbe();
+            pr.next = Math.max(pr.match + 1, Math.min(nextFromConflictHint(resp), req.getPrevLogIndex()));
+        }
+        sendAppends(peer, pr, commitIndex);
+        return advanced;
+    }
+
+    /** An append got no answer (peer unreachable, timed out). Heartbeats drive the retry. */
+    void onFailure(PeerId peer, AppendEntriesRequest req) {
+        Progress pr = progress.get(peer);
+        if (pr == null || req.getSequence() == 0) {
+            return;
+        }
+        releaseSlot(pr, req);
+        if (pr.state == Progress.State.REPLICATE) {
+            pr.becomeProbe(); // later appends in the window cannot match once one is lost
+            pr.next = pr.match + 1;
+        }
+    }
+
+    private static void releaseSlot(Progress pr, AppendEntriesRequest req) {
+        if (pr.state == Progress.State.PROBE) {
+            pr.probeOutstanding = false;
+        } else if (req.getEntriesCount() > 0 && pr.inflight > 0) {
+            pr.inflight--;
+        }
+    }
+
+    /** Where to resume after a conflict: past our last entry of the follower's conflicting term, or its first index of it. */
+    private long nextFromConflictHint(AppendEntriesResponse resp) {
+        if (resp.getConflictTerm() == 0) {
+            return Math.max(1, resp.getConflictIndex());
+        }
+        long ours = log.lastIndexOfTerm(resp.getConflictTerm());
+        return ours > 0 ? ours + 1 : Math.max(1, resp.getConflictIndex());
+    }
+
+    Progress progress(PeerId peer) {
+        return progress.get(peer);
+    }
+}

@@ -1,0 +1,41 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Answers collected in one (pre-)vote round. A round is decided as soon as a quorum granted or a
+ * quorum can no longer be reached; it never waits for the slowest (or a dead) peer.
+ */
+final class VoteTally {
+
+    enum Outcome { PENDING, WON, LOST }
+
+    final boolean preVote;
+    /** The term the round campaigns for (for pre-vote, the term it would use). */
+    final long term;
+    private final Set<PeerId> granted = new HashSet<>();
+    private final Set<PeerId> denied = new HashSet<>();
+
+    VoteTally(boolean preVote, long term, PeerId self) {
+        this.preVote = preVote;
+        this.term = term;
+        granted.add(self);
+    }
+
+    void record(PeerId voter, boolean grant) {
+        if (granted.contains(voter) || denied.contains(voter)) {
+            return; // a duplicated answer counts once
+        }
+        (grant ? granted : denied).add(voter);
+    }
+
+    Outcome outcome(Membership m) {
+        if (m.hasQuorum(granted::contains)) {
+            return Outcome.WON;
+        }
+        return m.quorumStillPossible(denied::contains) ? Outcome.PENDING : Outcome.LOST;
+    }
+}

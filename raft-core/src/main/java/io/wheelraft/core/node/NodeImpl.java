@@ -1,0 +1,577 @@
+package io.wheelraft.core.node;
+
+import com.google.protobuf.ByteString;
+import io.wheelraft.core.Closure;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Node;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.NodeStatus;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftError;
+import io.wheelraft.core.ReadIndexClosure;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.Status;
+import io.wheelraft.core.Task;
+import io.wheelraft.core.consensus.Membership;
+import io.wheelraft.core.consensus.MembershipLog;
+import io.wheelraft.core.consensus.RaftConfig;
+import io.wheelraft.core.consensus.RaftCore;
+import io.wheelraft.core.consensus.RaftEffects;
+import io.wheelraft.core.consensus.RaftLog;
+import io.wheelraft.core.spi.ConnectionListener;
+import io.wheelraft.core.spi.RaftRequestHandler;
+import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.core.spi.TransportException;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.InstallSnapshotRequest;
+import io.wheelraft.proto.InstallSnapshotResponse;
+import io.wheelraft.proto.LogEntry;
+import io.wheelraft.proto.ReadIndexRequest;
+import io.wheelraft.proto.ReadIndexResponse;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The shell around {@link RaftCore}: one node of one group. It owns the node's timers, feeds
+ * requests, answers, timer events and disk acknowledgements into the core on the node's Raft
+ * lane, and carries out what the core decides (persist, send, apply). Public methods are
+ * thread-safe and only post work to the lane.
+ */
+public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeImpl.class);
+
+    private final String groupId;
+    private final PeerId self;
+    private final NodeOptions options;
+    private final RaftTransport transport;
+    private final NodeRuntime runtime;
+    private final SerialLane lane;
+    private final Random random;
+    private final ClosureQueue closures = new ClosureQueue();
+    private final PendingResponses pendingResponses = new PendingResponses();
+    private final CountDownLatch terminated = new CountDownLatch(1);
+
+    private RaftCore core;
+    private LogWriter logWriter;
+    private FsmCaller fsm;
+    private NodeTimers timers;
+
+    /** Mirrors of lane-owned state, for status() and the timers (read from other threads). */
+    private volatile Role role = Role.FOLLOWER;
+    private volatile long term;
+    private volatile PeerId leader;
+    private volatile long commitIndex;
+    private volatile long lastLeaderContactMs;
+    private volatile Configuration configuration;
+    private volatile Map<PeerId, Long> matchIndexes = Map.of();
+    /** Set when the node stops (shutdown, crash, fatal error): lane tasks become no-ops. */
+    private volatile boolean halted;
+
+    public NodeImpl(String groupId, PeerId self, NodeOptions options, RaftTransport transport, NodeRuntime runtime) {
+        if (groupId == null || groupId.isBlank()) {
+            throw new IllegalArgumentException("groupId must not be empty");
+        }
+        this.groupId = groupId;
+        this.self = Objects.requireNonNull(self, "self peer id");
+        this.options = Objects.requireNonNull(options, "options").validate();
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.runtime = Objects.requireNonNull(runtime, "runtime");
+        this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
+        this.random = new Random(options.randomSeed());
+    }
+
+    /** Recovers term, vote, log and membership from storage, then joins the group. Call once. */
+    public NodeImpl start() {
+        var metaStorage = options.metaStorage();
+        var logStorage = options.logStorage();
+        long now = now();
+        RaftLog log = new RaftLog(logStorage, 0, 0);
+        MembershipLog memberships = new MembershipLog(Membership.of(options.initialConfiguration()));
+        for (LogEntry e : logStorage.configurationEntries()) {
+            memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
+        }
+        String name = groupId + "/" + self;
+        logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
+        fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), 0,
+                applied -> { }, error -> lane.execute(() -> enterError(error)));
+        core = new RaftCore(RaftConfig.from(groupId, self, options), log, new Effects(), metaStorage.term(),
+                metaStorage.votedFor(), memberships, 0, now);
+        lastLeaderContactMs = now;
+        term = core.term();
+        role = core.role();
+        configuration = memberships.current().current();
+        timers = new NodeTimers(name, timerOrShared(), runtime.clock(), random, options.electionTimeoutMs(),
+                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> lastLeaderContactMs, lane, new TimerEvents());
+        transport.register(groupId, self, this);
+        transport.addConnectionListener(this);
+        lane.execute(() -> {
+            applyRoleTimers(core.role());
+            if (options.snapshotIntervalSecs() > 0) {
+                timers.snapshot.start();
+            }
+        });
+        LOG.info("{} started: term {}, log {}..{}, members {}", name, core.term(), log.firstIndex(), log.lastIndex(), configuration);
+        return this;
+    }
+
+    private io.wheelraft.timer.Timer timerOrShared() {
+        return options.timer() != null ? options.timer() : runtime.timer();
+    }
+
+    private long now() {
+        return runtime.clock().millis();
+    }
+
+    /** Runs {@code action} on the lane unless the node has stopped. */
+    private void onLane(Runnable action) {
+        lane.execute(() -> {
+            if (!halted) {
+                action.run();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ Node API
+
+    @Override
+    public String groupId() {
+        return groupId;
+    }
+
+    @Override
+    public PeerId nodeId() {
+        return self;
+    }
+
+    @Override
+    public PeerId getLeaderId() {
+        return leader;
+    }
+
+    @Override
+    public boolean isLeader() {
+        return role == Role.LEADER;
+    }
+
+    @Override
+    public void apply(Task task) {
+        Objects.requireNonNull(task, "task");
+        if (halted) {
+            complete(task.done(), Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
+            return;
+        }
+        if (role != Role.LEADER) {
+            complete(task.done(), Status.notLeader(leader));
+            return;
+        }
+        if (!runtime.proposalQueue().offer(this::proposeBatch, task)) {
+            complete(task.done(), Status.error(RaftError.BUSY, "apply queue of %s/%s is full; retry later", groupId, self));
+        }
+    }
+
+    private void proposeBatch(List<Task> tasks) {
+        lane.execute(() -> {
+            if (halted) {
+                tasks.forEach(t -> complete(t.done(), Status.error(RaftError.SHUTTING_DOWN, "node %s/%s stopped", groupId, self)));
+                return;
+            }
+            if (!core.isLeader()) {
+                Status s = Status.notLeader(core.leader());
+                tasks.forEach(t -> complete(t.done(), s));
+                return;
+            }
+            List<ByteString> data = new ArrayList<>(tasks.size());
+            List<Closure> dones = new ArrayList<>(tasks.size());
+            for (Task t : tasks) {
+                if (t.expectedTerm() != -1 && t.expectedTerm() != core.term()) {
+                    complete(t.done(), Status.error(RaftError.TERM_MISMATCH, "task expects term %d but the leader is in term %d",
+                            t.expectedTerm(), core.term()));
+                    continue;
+                }
+                data.add(ByteString.copyFrom(t.data().duplicate()));
+                dones.add(t.done());
+            }
+            if (data.isEmpty()) {
+                return;
+            }
+            long first = core.propose(data, now());
+            for (int i = 0; i < dones.size(); i++) {
+                closures.append(first + i, dones.get(i));
+            }
+        });
+    }
+
+    private static void complete(Closure done, Status status) {
+        if (done != null) {
+            done.run(status);
+        }
+    }
+
+    @Override
+    public void readIndex(ReadIndexClosure done) {
+        Objects.requireNonNull(done, "done").run(notYet("readIndex"), -1);
+    }
+
+    @Override
+    public void addPeer(PeerId peer, Closure done) {
+        complete(done, notYet("addPeer"));
+    }
+
+    @Override
+    public void removePeer(PeerId peer, Closure done) {
+        complete(done, notYet("removePeer"));
+    }
+
+    @Override
+    public void changePeers(Configuration newConfiguration, Closure done) {
+        complete(done, notYet("changePeers"));
+    }
+
+    @Override
+    public void addLearners(List<PeerId> learners, Closure done) {
+        complete(done, notYet("addLearners"));
+    }
+
+    @Override
+    public void removeLearners(List<PeerId> learners, Closure done) {
+        complete(done, notYet("removeLearners"));
+    }
+
+    @Override
+    public void transferLeadershipTo(PeerId peer, Closure done) {
+        complete(done, notYet("transferLeadershipTo"));
+    }
+
+    @Override
+    public void snapshot(Closure done) {
+        complete(done, notYet("snapshot"));
+    }
+
+    private static Status notYet(String what) {
+        return Status.error(RaftError.INTERNAL, "%s is not supported by this build of WheelRaft yet", what);
+    }
+
+    @Override
+    public List<PeerId> listPeers() {
+        return List.copyOf(configuration.peers());
+    }
+
+    @Override
+    public NodeStatus status() {
+        var storage = options.logStorage();
+        return new NodeStatus(groupId, self, halted ? Role.SHUTDOWN : role, term, leader, commitIndex,
+                fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), configuration, matchIndexes);
+    }
+
+    @Override
+    public void shutdown(Closure done) {
+        lane.execute(() -> {
+            if (halted) {
+                complete(done, Status.ok());
+                return;
+            }
+            stop(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is shutting down", groupId, self));
+            fsm.shutdown(() -> {
+                terminated.countDown();
+                complete(done, Status.ok());
+            });
+        });
+    }
+
+    @Override
+    public void join() throws InterruptedException {
+        terminated.await();
+    }
+
+    /** Waits for shutdown to finish, up to {@code timeout}; true if it did. */
+    public boolean join(long timeout, TimeUnit unit) throws InterruptedException {
+        return terminated.await(timeout, unit);
+    }
+
+    /**
+     * Stops the node at once as if its process died: no further message, answer or disk write
+     * leaves it. For the simulation's crash faults; state on storage stays as it is.
+     */
+    public void halt() {
+        halted = true;
+        if (logWriter != null) {
+            logWriter.halt();
+        }
+        if (timers != null) {
+            timers.destroyAll();
+        }
+        transport.unregister(groupId, self);
+        transport.removeConnectionListener(this);
+    }
+
+    private void stop(Status reason) {
+        halted = true;
+        role = Role.SHUTDOWN;
+        timers.destroyAll();
+        transport.unregister(groupId, self);
+        transport.removeConnectionListener(this);
+        closures.failFrom(0, reason);
+        pendingResponses.failAll(new TransportException(TransportException.Kind.CLOSED, reason.message()));
+    }
+
+    private void enterError(Status error) {
+        if (halted) {
+            return;
+        }
+        LOG.error("{}/{} stops after an unrecoverable error: {}", groupId, self, error);
+        stop(error);
+        role = Role.ERROR;
+        options.stateMachine().onError(error);
+        terminated.countDown();
+    }
+
+    // ------------------------------------------------------------------ incoming requests
+
+    private <T> CompletableFuture<T> onLaneAnswer(Supplier<T> handler) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            try {
+                f.complete(handler.get());
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
+        return onLaneAnswer(() -> core.handleRequestVote(request, now()));
+    }
+
+    @Override
+    public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
+        CompletableFuture<AppendEntriesResponse> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            try {
+                RaftCore.AppendResult r = core.handleAppendEntries(request, now());
+                lastLeaderContactMs = core.lastLeaderContactMs();
+                pendingResponses.respond(r.requiredPersistedIndex(), core.log().persistedIndex(), r.response(), f);
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public CompletableFuture<InstallSnapshotResponse> handleInstallSnapshot(InstallSnapshotRequest request) {
+        return CompletableFuture.completedFuture(InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(false)
+                .setReason("InstallSnapshot is not supported by this build of WheelRaft yet").build());
+    }
+
+    @Override
+    public CompletableFuture<TimeoutNowResponse> handleTimeoutNow(TimeoutNowRequest request) {
+        return onLaneAnswer(() -> core.handleTimeoutNow(request, now()));
+    }
+
+    @Override
+    public CompletableFuture<ReadIndexResponse> handleReadIndex(ReadIndexRequest request) {
+        return CompletableFuture.completedFuture(ReadIndexResponse.newBuilder().setSuccess(false)
+                .setReason("ReadIndex is not supported by this build of WheelRaft yet").build());
+    }
+
+    @Override
+    public void onConnectionLost(String endpoint) {
+        onLane(() -> {
+            if (core.onConnectionLost(endpoint, now())) {
+                int grace = options.connectionLostGraceMs();
+                // Jitter in [grace, 2*grace): the followers of a dead leader must not campaign in the
+                // same instant, or they split the vote.
+                int delay = NodeTimers.randomIn(random, grace, 2 * grace);
+                LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
+                timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ carrying out decisions
+
+    private void applyRoleTimers(Role r) {
+        switch (r) {
+            case LEADER -> {
+                timers.election.stop();
+                timers.vote.stop();
+                timers.stepDown.restart();
+                timers.heartbeat.restart();
+            }
+            case CANDIDATE -> {
+                timers.election.stop();
+                timers.stepDown.stop();
+                timers.heartbeat.stop();
+                timers.vote.restart();
+            }
+            case FOLLOWER, LEARNER -> {
+                timers.vote.stop();
+                timers.stepDown.stop();
+                timers.heartbeat.stop();
+                if (!timers.election.isRunning()) {
+                    timers.election.start();
+                }
+            }
+            default -> timers.destroyAll();
+        }
+    }
+
+    private long rpcTimeoutMs() {
+        return options.electionTimeoutMs();
+    }
+
+    private final class Effects implements RaftEffects {
+        @Override
+        public void persistHardState(long newTerm, PeerId votedFor) {
+            options.metaStorage().setTermAndVote(newTerm, votedFor);
+            term = newTerm;
+        }
+
+        @Override
+        public void persistEntries(long truncateAfter, List<LogEntry> entries) {
+            logWriter.submit(truncateAfter, entries);
+        }
+
+        @Override
+        public void sendRequestVote(PeerId to, RequestVoteRequest request) {
+            transport.requestVote(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> {
+                if (resp != null) {
+                    onLane(() -> core.handleRequestVoteResponse(to, request, resp, now()));
+                }
+            });
+        }
+
+        @Override
+        public void sendAppendEntries(PeerId to, AppendEntriesRequest request) {
+            transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
+                if (resp != null) {
+                    core.handleAppendEntriesResponse(to, request, resp, now());
+                    matchIndexes = core.followerMatchIndexes();
+                } else {
+                    core.handleAppendEntriesFailure(to, request);
+                }
+            }));
+        }
+
+        @Override
+        public void sendTimeoutNow(PeerId to, TimeoutNowRequest request) {
+            transport.timeoutNow(to, request, rpcTimeoutMs());
+        }
+
+        @Override
+        public void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
+            Role old = role;
+            role = newRole;
+            term = newTerm;
+            leader = newLeader;
+            if (newLeader != null) {
+                lastLeaderContactMs = now();
+            }
+            applyRoleTimers(newRole);
+            if (old != Role.LEADER && newRole == Role.LEADER) {
+                fsm.runOnApplyLane(() -> options.stateMachine().onLeaderStart(newTerm));
+            } else if (old == Role.LEADER && newRole != Role.LEADER) {
+                matchIndexes = Map.of();
+                fsm.runOnApplyLane(() -> options.stateMachine().onLeaderStop(Status.error(RaftError.LEADERSHIP_LOST,
+                        "stepped down in term %d", newTerm)));
+            }
+            LOG.info("{}/{} is {} in term {} (leader {})", groupId, self, newRole.label(), newTerm, newLeader);
+        }
+
+        @Override
+        public void commitTo(long index) {
+            commitIndex = index;
+            fsm.commitTo(index);
+        }
+
+        @Override
+        public void entriesDiscarded(long fromIndex) {
+            closures.failFrom(fromIndex, Status.error(RaftError.LEADERSHIP_LOST,
+                    "leadership changed before entry %d+ committed; it may or may not be applied", fromIndex));
+            pendingResponses.discardFrom(fromIndex, new TransportException(TransportException.Kind.REJECTED,
+                    "entries from " + fromIndex + " were replaced"));
+        }
+
+        @Override
+        public void membershipChanged(Membership membership) {
+            configuration = membership.current();
+        }
+    }
+
+    private final class DiskListener implements LogWriter.Listener {
+        @Override
+        public void onWritten(long lastIndex, long lastTerm) {
+            onLane(() -> {
+                core.onPersisted(lastIndex, lastTerm);
+                pendingResponses.release(core.log().persistedIndex());
+            });
+        }
+
+        @Override
+        public void onWriteFailed(RuntimeException error) {
+            LOG.error("{}/{}: log write failed", groupId, self, error);
+            lane.execute(() -> enterError(Status.error(RaftError.STORAGE_ERROR, "log write failed: %s", error.getMessage())));
+        }
+    }
+
+    private final class TimerEvents implements NodeTimers.Events {
+        @Override
+        public void electionTimeout() {
+            if (!halted) {
+                core.onElectionTimeout(now());
+            }
+        }
+
+        @Override
+        public void voteTimeout() {
+            if (!halted) {
+                core.onVoteTimeout(now());
+            }
+        }
+
+        @Override
+        public void stepDownCheck() {
+            if (!halted) {
+                core.onStepDownCheck(now());
+            }
+        }
+
+        @Override
+        public void heartbeat() {
+            if (!halted) {
+                core.onHeartbeatTimeout(now());
+            }
+        }
+
+        @Override
+        public void snapshotDue() {
+            // Snapshots and log compaction arrive with the snapshot work (InstallSnapshot, onSnapshotSave).
+        }
+    }
+}

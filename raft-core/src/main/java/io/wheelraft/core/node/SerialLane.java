@@ -1,0 +1,63 @@
+package io.wheelraft.core.node;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs tasks one at a time, in submission order, on a shared executor: the single owner of a
+ * piece of state (a node's Raft state, its disk writes, its apply loop) without a thread of its
+ * own. Many lanes share one bounded pool. {@link #execute} is safe from any thread.
+ */
+public final class SerialLane implements Executor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SerialLane.class);
+    /** Tasks run per turn before yielding the pool thread, so one busy lane cannot starve others. */
+    private static final int BATCH = 256;
+
+    private final String name;
+    private final Executor pool;
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+
+    public SerialLane(String name, Executor pool) {
+        this.name = name;
+        this.pool = pool;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        tasks.add(task);
+        if (scheduled.compareAndSet(false, true)) {
+            pool.execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        for (int i = 0; i < BATCH; i++) {
+            Runnable r = tasks.poll();
+            if (r == null) {
+                break;
+            }
+            try {
+                r.run();
+            } catch (Throwable t) {
+                LOG.error("task on lane {} failed", name, t);
+            }
+        }
+        scheduled.set(false);
+        // Re-check: a task added between the last poll and the flag reset must not be stranded.
+        if (!tasks.isEmpty() && scheduled.compareAndSet(false, true)) {
+            pool.execute(this::drain);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SerialLane[" + name + "]";
+    }
+}
