@@ -1,0 +1,292 @@
+package io.wheelraft.timer;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task that runs {@link #onTrigger()} every {@code timeoutMs} (as adjusted by
+ * {@link #adjustTimeout(int)}) on a {@link Timer} it is given, with SOFAJRaft's
+ * {@code RepeatedTimer} semantics. It creates no thread: thousands of them share one wheel.
+ *
+ * <p>Life cycle: created stopped; {@link #start()} arms it; {@link #stop()} disarms it (also
+ * from inside {@code onTrigger}, which prevents the next run); {@link #restart()} re-arms it
+ * with a fresh timeout; {@link #reset(int)} changes the period and re-arms it if running;
+ * {@link #destroy()} stops it for good and calls {@link #onDestroy()} exactly once, after any
+ * run in progress has finished.
+ *
+ * <p>Thread-safety: every method may be called from any thread, including from inside
+ * {@code onTrigger}. {@code onTrigger} runs on the thread the timer fires on (or the caller's,
+ * for {@link #runOnceNow()}), never under this object's lock, and must not block. After
+ * {@code stop}, {@code reset}, {@code restart} or {@code destroy} returns, no run scheduled
+ * before it will start {@code onTrigger}; a run already inside {@code onTrigger} finishes.
+ * An exception from {@code onTrigger} is logged and the timer keeps repeating.
+ */
+public abstract class RepeatedTimer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RepeatedTimer.class);
+
+    private final String name;
+    private final Timer timer;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final TimerTask fireTask = this::onTimeout;
+
+    // Guarded by lock.
+    private int timeoutMs;
+    private boolean stopped = true;
+    private boolean destroyed;
+    private boolean destroyNotified;
+    private int runsInProgress;
+    /** The armed timeout; null when disarmed or while a run is between firing and re-arming. */
+    private Timeout timeout;
+
+    /**
+     * @param name a name for logs
+     * @param timeoutMs the period in milliseconds (> 0), before {@link #adjustTimeout}
+     * @param timer the timer to schedule on; this class never stops it
+     */
+    protected RepeatedTimer(String name, int timeoutMs, Timer timer) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.timeoutMs = checkTimeout(timeoutMs);
+    }
+
+    /** The work to do on every expiry. Must not block; exceptions are logged. */
+    protected abstract void onTrigger();
+
+    /**
+     * Returns the delay to use for the next run, given the configured period. Election timers
+     * override this to randomise. Called under this object's lock: do not call back into it.
+     */
+    protected int adjustTimeout(int timeoutMs) {
+        return timeoutMs;
+    }
+
+    /** Called exactly once after {@link #destroy()}, when no run is in progress. */
+    protected void onDestroy() {
+    }
+
+    /** The name given at construction. */
+    public final String name() {
+        return name;
+    }
+
+    /** True if started and neither stopped nor destroyed. */
+    public final boolean isRunning() {
+        lock.lock();
+        try {
+            return !stopped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The configured period in milliseconds (before adjustment). */
+    public final int timeoutMs() {
+        lock.lock();
+        try {
+            return timeoutMs;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Arms the timer. No-op if already running or destroyed. */
+    public final void start() {
+        lock.lock();
+        try {
+            if (destroyed || !stopped) {
+                return;
+            }
+            stopped = false;
+            // A run still in onTrigger re-arms when it finishes.
+            if (timeout == null && runsInProgress == 0) {
+                schedule();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Disarms the timer. A run already inside {@code onTrigger} finishes but is not followed by another. */
+    public final void stop() {
+        lock.lock();
+        try {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            cancelArmed();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Arms the timer with a fresh full period, whether or not it was running. No-op if destroyed. */
+    public final void restart() {
+        lock.lock();
+        try {
+            if (destroyed) {
+                return;
+            }
+            stopped = false;
+            schedule();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Restarts the current period if running. */
+    public final void reset() {
+        lock.lock();
+        try {
+            reset(timeoutMs);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sets the period to {@code timeoutMs} and, if running, re-arms with it. */
+    public final void reset(int timeoutMs) {
+        checkTimeout(timeoutMs);
+        lock.lock();
+        try {
+            this.timeoutMs = timeoutMs;
+            if (!stopped) {
+                schedule();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * If a run is armed, runs {@code onTrigger} now on the calling thread (instead of at its
+     * expiry) and re-arms a full period; otherwise does nothing.
+     */
+    public final void runOnceNow() {
+        lock.lock();
+        try {
+            if (timeout == null || !timeout.cancel()) {
+                return;
+            }
+            timeout = null;
+            runsInProgress++;
+        } finally {
+            lock.unlock();
+        }
+        triggerAndRearm();
+    }
+
+    /** Stops for good; {@link #onDestroy()} follows once no run is in progress. Idempotent. */
+    public final void destroy() {
+        boolean notify;
+        lock.lock();
+        try {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            stopped = true;
+            cancelArmed();
+            notify = claimDestroyNotification();
+        } finally {
+            lock.unlock();
+        }
+        if (notify) {
+            notifyDestroyed();
+        }
+    }
+
+    private void onTimeout(Timeout fired) {
+        lock.lock();
+        try {
+            // A timeout replaced by reset/restart/stop whose cancel lost the race: drop it.
+            if (fired != timeout) {
+                return;
+            }
+            timeout = null;
+            runsInProgress++;
+        } finally {
+            lock.unlock();
+        }
+        triggerAndRearm();
+    }
+
+    private void triggerAndRearm() {
+        try {
+            onTrigger();
+        } catch (Throwable t) {
+            LOG.warn("RepeatedTimer {} onTrigger threw; it keeps repeating", name, t);
+        }
+        boolean notify;
+        lock.lock();
+        try {
+            runsInProgress--;
+            if (!stopped && timeout == null) {
+                try {
+                    schedule();
+                } catch (RuntimeException e) {
+                    stopped = true;
+                    LOG.error("RepeatedTimer {} could not re-arm on {}; it is now stopped", name, timer, e);
+                }
+            }
+            notify = claimDestroyNotification();
+        } finally {
+            lock.unlock();
+        }
+        if (notify) {
+            notifyDestroyed();
+        }
+    }
+
+    /** Caller holds the lock. Replaces any armed timeout with a new one. */
+    private void schedule() {
+        cancelArmed();
+        int delay = adjustTimeout(timeoutMs);
+        timeout = timer.newTimeout(fireTask, Math.max(0, delay), TimeUnit.MILLISECONDS);
+    }
+
+    private void cancelArmed() {
+        if (timeout != null) {
+            timeout.cancel();
+            timeout = null;
+        }
+    }
+
+    private boolean claimDestroyNotification() {
+        if (destroyed && runsInProgress == 0 && !destroyNotified) {
+            destroyNotified = true;
+            return true;
+        }
+        return false;
+    }
+
+    private void notifyDestroyed() {
+        try {
+            onDestroy();
+        } catch (Throwable t) {
+            LOG.warn("RepeatedTimer {} onDestroy threw", name, t);
+        }
+    }
+
+    private static int checkTimeout(int timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeoutMs must be > 0: " + timeoutMs);
+        }
+        return timeoutMs;
+    }
+
+    @Override
+    public String toString() {
+        lock.lock();
+        try {
+            return "RepeatedTimer(" + name + ", timeoutMs=" + timeoutMs + ", "
+                    + (destroyed ? "destroyed" : stopped ? "stopped" : "running") + ")";
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package io.wheelraft.timer;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The bucket array of a {@link HashedWheelTimer}: a single-owner structure, guarded by the
+ * timer's lock, that knows nothing about threads or clocks. Times are nanoseconds relative to
+ * the timer's start; tick {@code n} ends at {@code n * tickNanos}.
+ *
+ * <p>A timeout with deadline {@code d} belongs to tick {@code ceil(d / tickNanos)} and sits in
+ * slot {@code tick & mask}. Timeouts from later revolutions share the slot; they are told apart
+ * by their absolute deadline, so no per-entry round counter is kept. A timeout whose tick has
+ * already been processed (a deadline in the past, or one that raced with the worker) goes to an
+ * extra "overdue" slot that is emptied on the next pass, so it is never lost.
+ *
+ * <p>Each slot keeps a lower bound of its deadlines ({@code minDeadline}); it is exact after
+ * every sweep and may be stale-low after a cancel. That bound lets the owner find the next
+ * tick with work without visiting empty ticks, which is what lets the worker park.
+ */
+final class WheelBuckets {
+
+    private static final Comparator<WheelTimeout> BY_DEADLINE = Comparator.comparingLong(t -> t.deadline);
+
+    private final long tickNanos;
+    private final int wheelSize;
+    private final int mask;
+    private final int overdueSlot;
+    private final WheelTimeout[] heads;
+    private final WheelTimeout[] tails;
+    private final long[] minDeadline;
+    /** Every tick up to and including this one has been fully expired. */
+    private long processedTick;
+    private long size;
+
+    WheelBuckets(long tickNanos, int wheelSize) {
+        this.tickNanos = tickNanos;
+        this.wheelSize = wheelSize;
+        this.mask = wheelSize - 1;
+        this.overdueSlot = wheelSize;
+        this.heads = new WheelTimeout[wheelSize + 1];
+        this.tails = new WheelTimeout[wheelSize + 1];
+        this.minDeadline = new long[wheelSize + 1];
+        java.util.Arrays.fill(minDeadline, Long.MAX_VALUE);
+    }
+
+    long size() {
+        return size;
+    }
+
+    /**
+     * Links {@code t} into its slot.
+     *
+     * @return the time (relative) at which the owner must next process the wheel for {@code t}
+     */
+    long add(WheelTimeout t) {
+        long tick = ceilTick(t.deadline);
+        if (tick <= processedTick) {
+            link(overdueSlot, t);
+            return boundary(processedTick + 1);
+        }
+        int slot = (int) (tick & mask);
+        link(slot, t);
+        if (t.deadline < minDeadline[slot]) {
+            minDeadline[slot] = t.deadline;
+        }
+        return boundary(tick);
+    }
+
+    /** Unlinks {@code t} if it is still in a slot (it may already have been taken by a sweep). */
+    void remove(WheelTimeout t) {
+        if (t.slot != WheelTimeout.UNLINKED) {
+            unlink(t);
+        }
+    }
+
+    /**
+     * Moves every timeout with {@code deadline <= now} to {@code out}, in deadline order (ties in
+     * the order they were added).
+     */
+    void expire(long now, List<WheelTimeout> out) {
+        int first = out.size();
+        sweepAll(overdueSlot, out);
+        long from = processedTick + 1;
+        long to = ceilTick(now);
+        if (to - from >= wheelSize) {
+            to = from + wheelSize - 1; // a long gap: visit every slot once
+        }
+        for (long tick = from; tick <= to; tick++) {
+            int slot = (int) (tick & mask);
+            if (minDeadline[slot] <= now) {
+                sweep(slot, now, out);
+            }
+        }
+        processedTick = Math.max(processedTick, Math.floorDiv(now, tickNanos));
+        if (out.size() - first > 1) {
+            // Stable sort: equal deadlines share a slot, where they are in insertion order.
+            out.subList(first, out.size()).sort(BY_DEADLINE);
+        }
+    }
+
+    /**
+     * The end of the earliest tick that may hold a due timeout (relative time), or
+     * {@code Long.MAX_VALUE} if the wheel is empty. Visits at most one revolution of slots.
+     */
+    long nextFireTime() {
+        if (heads[overdueSlot] != null) {
+            return boundary(processedTick + 1);
+        }
+        if (size == 0) {
+            return Long.MAX_VALUE;
+        }
+        long earliest = Long.MAX_VALUE;
+        for (long tick = processedTick + 1, end = tick + wheelSize; tick < end; tick++) {
+            long min = minDeadline[(int) (tick & mask)];
+            if (min == Long.MAX_VALUE) {
+                continue;
+            }
+            long tickEnd = boundary(tick);
+            if (min <= tickEnd) {
+                return tickEnd;
+            }
+            earliest = Math.min(earliest, min);
+        }
+        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : boundary(ceilTick(earliest));
+    }
+
+    /** A lower bound of the earliest pending deadline (relative), or Long.MAX_VALUE if empty. */
+    long earliestDeadline() {
+        if (heads[overdueSlot] != null) {
+            return Long.MIN_VALUE;
+        }
+        if (size == 0) {
+            return Long.MAX_VALUE;
+        }
+        long earliest = Long.MAX_VALUE;
+        for (int slot = 0; slot < wheelSize; slot++) {
+            earliest = Math.min(earliest, minDeadline[slot]);
+        }
+        return earliest;
+    }
+
+    /** Unlinks everything still pending into {@code out} (used by stop). */
+    void drainPending(Collection<Timeout> out) {
+        for (int slot = 0; slot <= wheelSize; slot++) {
+            WheelTimeout t = heads[slot];
+            while (t != null) {
+                WheelTimeout next = t.next;
+                unlink(t);
+                if (t.isPending()) {
+                    out.add(t);
+                }
+                t = next;
+            }
+        }
+    }
+
+    private void sweepAll(int slot, List<WheelTimeout> out) {
+        WheelTimeout t = heads[slot];
+        while (t != null) {
+            WheelTimeout next = t.next;
+            unlink(t);
+            out.add(t);
+            t = next;
+        }
+    }
+
+    private void sweep(int slot, long now, List<WheelTimeout> out) {
+        long min = Long.MAX_VALUE;
+        WheelTimeout t = heads[slot];
+        while (t != null) {
+            WheelTimeout next = t.next;
+            if (t.deadline <= now) {
+                unlink(t);
+                out.add(t);
+            } else if (t.deadline < min) {
+                min = t.deadline;
+            }
+            t = next;
+        }
+        minDeadline[slot] = min;
+    }
+
+    private void link(int slot, WheelTimeout t) {
+        t.slot = slot;
+        WheelTimeout tail = tails[slot];
+        t.prev = tail;
+        t.next = null;
+        if (tail == null) {
+            heads[slot] = t;
+        } else {
+            tail.next = t;
+        }
+        tails[slot] = t;
+        size++;
+    }
+
+    private void unlink(WheelTimeout t) {
+        int slot = t.slot;
+        WheelTimeout prev = t.prev;
+        WheelTimeout next = t.next;
+        if (prev == null) {
+            heads[slot] = next;
+        } else {
+            prev.next = next;
+        }
+        if (next == null) {
+            tails[slot] = prev;
+        } else {
+            next.prev = prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.slot = WheelTimeout.UNLINKED;
+        if (heads[slot] == null) {
+            minDeadline[slot] = Long.MAX_VALUE;
+        }
+        size--;
+    }
+
+    private long ceilTick(long deadline) {
+        if (deadline <= 0) {
+            return 0;
+        }
+        long q = deadline / tickNanos;
+        return q * tickNanos == deadline ? q : q + 1;
+    }
+
+    private long boundary(long tick) {
+        return tick > Long.MAX_VALUE / tickNanos ? Long.MAX_VALUE : tick * tickNanos;
+    }
+}

@@ -1,0 +1,128 @@
+package io.wheelraft.timer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Behaviour of the real-thread mode and argument validation. */
+class HashedWheelTimerTest {
+
+    @Test
+    void firesOnTheWorkerThreadAfterTheDelay() throws Exception {
+        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
+        try {
+            CountDownLatch fired = new CountDownLatch(1);
+            long start = System.nanoTime();
+            timer.newTimeout(t -> fired.countDown(), 20, TimeUnit.MILLISECONDS);
+            assertTrue(fired.await(10, TimeUnit.SECONDS));
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "fired early");
+        } finally {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void earlierTimeoutWakesAParkedWorker() throws Exception {
+        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
+        try {
+            timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+            CountDownLatch fired = new CountDownLatch(1);
+            timer.newTimeout(t -> fired.countDown(), 5, TimeUnit.MILLISECONDS);
+            assertTrue(fired.await(10, TimeUnit.SECONDS), "parked worker was not woken");
+        } finally {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void stopReturnsTheTimeoutsThatNeverRanAndRefusesNewOnes() {
+        HashedWheelTimer timer = new HashedWheelTimer();
+        Timeout a = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        Timeout b = timer.newTimeout(t -> { }, 2, TimeUnit.HOURS);
+        b.cancel();
+        Set<Timeout> unprocessed = timer.stop();
+        assertEquals(Set.of(a), unprocessed);
+        assertEquals(Set.of(), timer.stop());
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
+        assertTrue(e.getMessage().contains("stopped"), e.getMessage());
+    }
+
+    @Test
+    void stopFromOwnTaskThrows() throws Exception {
+        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
+        try {
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            CountDownLatch done = new CountDownLatch(1);
+            timer.newTimeout(t -> {
+                try {
+                    timer.stop();
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+                done.countDown();
+            }, 1, TimeUnit.MILLISECONDS);
+            assertTrue(done.await(10, TimeUnit.SECONDS));
+            assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+        } finally {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void rejectsTimeoutsBeyondMaxPendingNamingTheCount() {
+        HashedWheelTimer timer = HashedWheelTimer.builder().clock(new ManualClock()).maxPendingTimeouts(2).build();
+        try {
+            timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+            Timeout second = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+            RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
+                    () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
+            assertTrue(e.getMessage().contains("(3)") && e.getMessage().contains("(2)"), e.getMessage());
+            second.cancel();
+            timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        } finally {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void validatesArgumentsNamingTheBadValue() {
+        assertMessage(IllegalArgumentException.class, "0", () -> new HashedWheelTimer(0, TimeUnit.MILLISECONDS, 8));
+        assertMessage(IllegalArgumentException.class, "-1", () -> new HashedWheelTimer(-1, TimeUnit.MILLISECONDS, 8));
+        assertMessage(IllegalArgumentException.class, "0", () -> new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 0));
+        assertMessage(IllegalArgumentException.class, String.valueOf((1 << 30) + 1),
+                () -> new HashedWheelTimer(1, TimeUnit.MILLISECONDS, (1 << 30) + 1));
+        assertMessage(IllegalArgumentException.class, "overflows",
+                () -> new HashedWheelTimer(Long.MAX_VALUE / 4, TimeUnit.NANOSECONDS, 8));
+        assertMessage(NullPointerException.class, "unit", () -> new HashedWheelTimer(1, null, 8));
+        HashedWheelTimer timer = HashedWheelTimer.builder().clock(new ManualClock()).build();
+        assertMessage(NullPointerException.class, "task", () -> timer.newTimeout(null, 1, TimeUnit.SECONDS));
+        assertMessage(NullPointerException.class, "unit", () -> timer.newTimeout(t -> { }, 1, null));
+        timer.stop();
+    }
+
+    @Test
+    void normalisesTicksPerWheelToAPowerOfTwoWithoutOverflow() {
+        assertEquals(1, HashedWheelTimer.normalizeTicksPerWheel(1));
+        assertEquals(2, HashedWheelTimer.normalizeTicksPerWheel(2));
+        assertEquals(4, HashedWheelTimer.normalizeTicksPerWheel(3));
+        assertEquals(512, HashedWheelTimer.normalizeTicksPerWheel(512));
+        assertEquals(1024, HashedWheelTimer.normalizeTicksPerWheel(513));
+        assertEquals(1 << 30, HashedWheelTimer.normalizeTicksPerWheel((1 << 29) + 1));
+        assertEquals(1 << 30, HashedWheelTimer.normalizeTicksPerWheel(1 << 30));
+    }
+
+    private static void assertMessage(Class<? extends Throwable> type, String fragment,
+            org.junit.jupiter.api.function.Executable call) {
+        Throwable e = assertThrows(type, call);
+        assertTrue(e.getMessage() != null && e.getMessage().contains(fragment),
+                "message '" + e.getMessage() + "' should name '" + fragment + "'");
+    }
+}
