@@ -18,7 +18,12 @@ public interface Iterator extends java.util.Iterator<ByteBuffer> {
     /** The current entry's data (read-only view). */
     ByteBuffer data();
 
-    /** The closure of the current entry's task, or null. */
+    /**
+     * The closure the leader's {@link Task} carried for the current entry (the caller's own object,
+     * so a state machine may cast it to its closure type to hand back a result), or null on
+     * followers and after a restart. As in SOFAJRaft, the state machine runs it once it has
+     * applied the entry; the node runs it itself only for entries not applied (errors).
+     */
     Closure done();
 
     /**

@@ -13,11 +13,11 @@ import java.util.NoSuchElementException;
 final class ApplyIterator implements Iterator {
 
     private final List<LogEntry> entries;
-    private final List<OnceClosure> closures;
+    private final List<Closure> closures;
     private int position = -1;
     private Status error;
 
-    ApplyIterator(List<LogEntry> entries, List<OnceClosure> closures) {
+    ApplyIterator(List<LogEntry> entries, List<Closure> closures) {
         this.entries = entries;
         this.closures = closures;
     }

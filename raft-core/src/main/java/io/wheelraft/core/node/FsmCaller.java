@@ -1,5 +1,6 @@
 package io.wheelraft.core.node;
 
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.RaftError;
 import io.wheelraft.core.StateMachine;
@@ -73,7 +74,7 @@ final class FsmCaller {
             long from = appliedIndex + 1;
             long to = Math.min(committedIndex, appliedIndex + MAX_BATCH);
             List<LogEntry> data = new ArrayList<>();
-            List<OnceClosure> dones = new ArrayList<>();
+            List<Closure> dones = new ArrayList<>();
             long lastDone = appliedIndex;
             for (long i = from; i <= to; i++) {
                 LogEntry e = storage.entry(i);
@@ -84,8 +85,7 @@ final class FsmCaller {
                 }
                 if (e.getType() == EntryType.ENTRY_TYPE_DATA) {
                     data.add(e);
-                    var c = closures.take(i);
-                    dones.add(c == null ? null : new OnceClosure(c));
+                    dones.add(closures.take(i));
                     continue;
                 }
                 // A non-data entry ends the batch so callbacks keep log order.
@@ -113,7 +113,7 @@ final class FsmCaller {
     }
 
     /** Applies one batch of data entries; false if the state machine stopped with an error. */
-    private boolean applyData(List<LogEntry> data, List<OnceClosure> dones) {
+    private boolean applyData(List<LogEntry> data, List<Closure> dones) {
         if (data.isEmpty()) {
             return true;
         }
@@ -125,12 +125,6 @@ final class FsmCaller {
             it.setErrorAndRollback(Status.error(RaftError.STATE_MACHINE_ERROR, "onApply threw: " + e));
         }
         int consumed = it.consumed();
-        for (int k = 0; k < consumed; k++) {
-            OnceClosure c = dones.get(k);
-            if (c != null) {
-                c.run(Status.ok()); // the state machine may have run it already with its own result
-            }
-        }
         if (consumed > 0) {
             appliedIndex = data.get(consumed - 1).getIndex();
         }

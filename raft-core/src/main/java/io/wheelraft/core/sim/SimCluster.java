@@ -1,0 +1,240 @@
+package io.wheelraft.core.sim;
+
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.StateMachine;
+import io.wheelraft.core.node.NodeImpl;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.core.storage.memory.MemoryMetaStorage;
+import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+
+/**
+ * A deterministic cluster of real {@link NodeImpl}s on one thread: a manual clock drives the
+ * shared wheel, {@link SimNetwork} carries messages with faults, nodes crash and restart from
+ * their (in-memory) storage. Everything random derives from one seed: a failing seed replays
+ * exactly with {@code new SimCluster(seed, ...)}. Users test their own state machines with it.
+ *
+ * <p>Checks election safety after every step: two leaders in one term fail the run at once.
+ */
+public final class SimCluster {
+
+    public static final String GROUP = "sim";
+
+    private final long seed;
+    private final SimRuntime runtime = new SimRuntime();
+    private final SimNetwork network;
+    private final Random random;
+    private final List<PeerId> peers = new ArrayList<>();
+    private final IntFunction<StateMachine> stateMachines;
+    private final Consumer<NodeOptions> tuning;
+    private final List<Member> members = new ArrayList<>();
+    private final Map<Long, PeerId> leaderOfTerm = new HashMap<>();
+    private int restarts;
+
+    /** One member: its durable storage (kept across crashes) and its current incarnation. */
+    private static final class Member {
+        final MemoryLogStorage log = new MemoryLogStorage();
+        final MemoryMetaStorage meta = new MemoryMetaStorage();
+        final MemorySnapshotStorage snapshots = new MemorySnapshotStorage();
+        NodeImpl node;
+        StateMachine stateMachine;
+        boolean up;
+    }
+
+    /**
+     * @param stateMachines makes the state machine of member {@code i} (called again on each restart)
+     * @param tuning        adjusts each member's options (election timeout, ...) before start
+     */
+    public SimCluster(long seed, int size, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
+        if (size < 1) {
+            throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
+        }
+        this.seed = seed;
+        this.random = new Random(seed);
+        this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
+        this.stateMachines = stateMachines;
+        this.tuning = tuning;
+        for (int i = 0; i < size; i++) {
+            peers.add(new PeerId("n" + (i + 1), 1000 + i + 1));
+            members.add(new Member());
+        }
+        for (int i = 0; i < size; i++) {
+            startMember(i);
+        }
+    }
+
+    private void startMember(int i) {
+        Member m = members.get(i);
+        PeerId id = peers.get(i);
+        m.stateMachine = stateMachines.apply(i);
+        NodeOptions o = new NodeOptions()
+                .initialConfiguration(new Configuration(peers))
+                .stateMachine(m.stateMachine)
+                .logStorage(m.log)
+                .metaStorage(m.meta)
+                .snapshotStorage(m.snapshots)
+                .timer(runtime.timer())
+                .clock(runtime.clock())
+                .snapshotIntervalSecs(0)
+                .randomSeed(seed * 1_000_003L + i * 7919L + restarts);
+        tuning.accept(o);
+        m.node = new NodeImpl(GROUP, id, o, network.transport(id.endpoint()), runtime).start();
+        m.up = true;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /** A message to print with a failure: the seed and how to replay it. */
+    public String replayHint() {
+        return "seed " + seed + " (replay: new SimCluster(" + seed + "L, ...) with the same test, or -Dwheelraft.sim.seed=" + seed + ")";
+    }
+
+    public SimNetwork network() {
+        return network;
+    }
+
+    public SimFaults faults() {
+        return network.faults();
+    }
+
+    /** The cluster's random source for test decisions (derived from the seed). */
+    public Random random() {
+        return random;
+    }
+
+    public long nowMs() {
+        return runtime.nowMs();
+    }
+
+    public int size() {
+        return members.size();
+    }
+
+    public PeerId peer(int i) {
+        return peers.get(i);
+    }
+
+    public NodeImpl node(int i) {
+        return members.get(i).node;
+    }
+
+    public StateMachine stateMachine(int i) {
+        return members.get(i).stateMachine;
+    }
+
+    public boolean isUp(int i) {
+        return members.get(i).up;
+    }
+
+    public MemoryLogStorage logStorage(int i) {
+        return members.get(i).log;
+    }
+
+    /** Advances virtual time by {@code ms}, one millisecond at a time. */
+    public void runFor(long ms) {
+        for (long t = 0; t < ms; t++) {
+            step();
+        }
+    }
+
+    /** Steps until {@code condition} holds, at most {@code maxMs}; true if it held. */
+    public boolean runUntil(BooleanSupplier condition, long maxMs) {
+        for (long t = 0; t < maxMs; t++) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            step();
+        }
+        return condition.getAsBoolean();
+    }
+
+    private void step() {
+        runtime.step();
+        checkElectionSafety();
+    }
+
+    /** Raft §5.2: at most one leader per term, over the whole run. */
+    private void checkElectionSafety() {
+        for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
+            if (!m.up || m.node.status().role() != Role.LEADER) {
+                continue;
+            }
+            long term = m.node.status().term();
+            PeerId prior = leaderOfTerm.putIfAbsent(term, peers.get(i));
+            if (prior != null && !prior.equals(peers.get(i))) {
+                throw new AssertionError("two leaders in term " + term + ": " + prior + " and " + peers.get(i) + "; " + replayHint());
+            }
+        }
+    }
+
+    /** The live leader of the highest term, or -1. */
+    public int leaderIndex() {
+        int best = -1;
+        long bestTerm = -1;
+        for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
+            if (m.up && m.node.isLeader() && m.node.status().term() > bestTerm) {
+                best = i;
+                bestTerm = m.node.status().term();
+            }
+        }
+        return best;
+    }
+
+    /** Number of distinct terms that had a leader so far. */
+    public int leaderTerms() {
+        return leaderOfTerm.size();
+    }
+
+    /**
+     * Member {@code i}'s process dies: nothing unsynced survives. {@code breakConnections}: killed
+     * (peers notice at once) versus hung or cut off (peers only notice the silence).
+     */
+    public void crash(int i, boolean breakConnections) {
+        Member m = members.get(i);
+        if (!m.up) {
+            return;
+        }
+        m.node.halt();
+        m.up = false;
+        network.crash(peers.get(i).endpoint(), breakConnections);
+    }
+
+    /** Member {@code i} starts again from its storage with a fresh state machine. */
+    public void restart(int i) {
+        Member m = members.get(i);
+        if (m.up) {
+            return;
+        }
+        restarts++;
+        network.restart(peers.get(i).endpoint());
+        startMember(i);
+    }
+
+    @SafeVarargs
+    public final void partition(List<Integer>... groups) {
+        List<String>[] endpoints = new List[groups.length];
+        for (int g = 0; g < groups.length; g++) {
+            endpoints[g] = groups[g].stream().map(i -> peers.get(i).endpoint()).toList();
+        }
+        network.partition(endpoints);
+    }
+
+    public void heal() {
+        network.heal();
+    }
+}

@@ -1,0 +1,191 @@
+package io.wheelraft.core.sim;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.spi.ConnectionListener;
+import io.wheelraft.core.spi.RaftRequestHandler;
+import io.wheelraft.core.spi.TransportException;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The network between simulated processes: every message travels as a timeout on the simulation's
+ * wheel, with a latency, and may be dropped, duplicated or reordered; processes can be partitioned,
+ * crash (their connections break: peers are told, calls fail fast) or hang silently (calls time
+ * out, nobody is told). All choices come from one seeded {@link Random}, so a run replays exactly.
+ * Only the simulation thread uses it.
+ */
+public final class SimNetwork {
+
+    private final SimRuntime runtime;
+    private final Random random;
+    private final SimFaults faults;
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, Integer> partitionOf = new HashMap<>();
+    private long messagesSent;
+    private long messagesDropped;
+
+    /** One simulated OS process: an endpoint with its registered nodes and listeners. */
+    static final class Process {
+        final String endpoint;
+        final Map<String, RaftRequestHandler> handlers = new HashMap<>();
+        final List<ConnectionListener> listeners = new ArrayList<>();
+        boolean alive = true;
+        /** Dead without breaking connections (hung): calls to it time out instead of failing fast. */
+        boolean silent;
+
+        Process(String endpoint) {
+            this.endpoint = endpoint;
+        }
+    }
+
+    public SimNetwork(SimRuntime runtime, Random random, SimFaults faults) {
+        this.runtime = runtime;
+        this.random = random;
+        this.faults = faults;
+    }
+
+    public SimFaults faults() {
+        return faults;
+    }
+
+    /** The transport seen by the process at {@code endpoint} (created on first use). */
+    public SimTransport transport(String endpoint) {
+        processes.computeIfAbsent(endpoint, Process::new);
+        return new SimTransport(this, endpoint);
+    }
+
+    Process process(String endpoint) {
+        return processes.get(endpoint);
+    }
+
+    /**
+     * The process dies. With {@code breakConnections} (a killed process: the OS resets its sockets)
+     * every other process hears of it almost at once; without, it just goes silent (a hung process
+     * or a cut cable) and calls to it time out.
+     */
+    public void crash(String endpoint, boolean breakConnections) {
+        Process p = processes.get(endpoint);
+        p.alive = false;
+        p.silent = !breakConnections;
+        p.handlers.clear();
+        p.listeners.clear();
+        if (breakConnections) {
+            for (Process other : processes.values()) {
+                if (other != p && other.alive && connected(endpoint, other.endpoint)) {
+                    List<ConnectionListener> ls = List.copyOf(other.listeners);
+                    later(faults.connectionBreakDetectMs, () -> ls.forEach(l -> l.onConnectionLost(endpoint)));
+                }
+            }
+        }
+    }
+
+    /** The process starts again (its nodes are re-created by the caller). */
+    public void restart(String endpoint) {
+        Process p = processes.get(endpoint);
+        p.alive = true;
+        p.silent = false;
+    }
+
+    /** Splits processes into groups that cannot reach each other; unlisted ones form one more group. */
+    @SafeVarargs
+    public final void partition(List<String>... groups) {
+        partitionOf.clear();
+        for (int i = 0; i < groups.length; i++) {
+            for (String e : groups[i]) {
+                partitionOf.put(e, i + 1);
+            }
+        }
+    }
+
+    public void heal() {
+        partitionOf.clear();
+    }
+
+    boolean connected(String a, String b) {
+        return partitionOf.getOrDefault(a, 0).equals(partitionOf.getOrDefault(b, 0));
+    }
+
+    public long messagesSent() {
+        return messagesSent;
+    }
+
+    public long messagesDropped() {
+        return messagesDropped;
+    }
+
+    void later(long delayMs, Runnable action) {
+        runtime.timer().newTimeout(t -> action.run(), delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private int latency() {
+        return faults.minLatencyMs + random.nextInt(faults.maxLatencyMs - faults.minLatencyMs + 1);
+    }
+
+    /**
+     * Sends one request from {@code from} to {@code target} and routes the answer back, applying
+     * every fault. The returned future always completes: with the answer, or exceptionally within
+     * {@code timeoutMs}.
+     */
+    <Q, R> CompletableFuture<R> call(String from, PeerId target, String groupId, Q request, long timeoutMs,
+                                     Function<RaftRequestHandler, CompletableFuture<R>> dispatch) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        messagesSent++;
+        later(timeoutMs, () -> result.completeExceptionally(
+                new TransportException(TransportException.Kind.TIMEOUT, "no answer from " + target + " within " + timeoutMs + " ms")));
+        String to = target.endpoint();
+        Process dest = processes.get(to);
+        if (dest == null || (!dest.alive && !dest.silent)) {
+            later(faults.connectionBreakDetectMs, () -> result.completeExceptionally(
+                    new TransportException(TransportException.Kind.UNREACHABLE, "connection to " + to + " refused")));
+            return result;
+        }
+        int copies = random.nextDouble() < faults.duplicateRate ? 2 : 1;
+        for (int c = 0; c < copies; c++) {
+            if (random.nextDouble() < faults.dropRate) {
+                messagesDropped++;
+                continue;
+            }
+            later(latency(), () -> deliver(from, target, groupId, dispatch, result));
+        }
+        return result;
+    }
+
+    private <R> void deliver(String from, PeerId target, String groupId,
+                             Function<RaftRequestHandler, CompletableFuture<R>> dispatch, CompletableFuture<R> result) {
+        Process dest = processes.get(target.endpoint());
+        Process src = processes.get(from);
+        if (!dest.alive || !src.alive || !connected(from, target.endpoint())) {
+            return; // lost in flight: the caller times out
+        }
+        RaftRequestHandler handler = dest.handlers.get(SimTransport.key(groupId, target));
+        if (handler == null) {
+            later(latency(), () -> result.completeExceptionally(
+                    new TransportException(TransportException.Kind.NOT_FOUND, "no node " + groupId + "/" + target)));
+            return;
+        }
+        dispatch.apply(handler).whenComplete((resp, err) -> {
+            if (random.nextDouble() < faults.dropRate) {
+                messagesDropped++;
+                return;
+            }
+            later(latency(), () -> {
+                if (!src.alive || !dest.alive || !connected(from, target.endpoint())) {
+                    return;
+                }
+                if (resp != null) {
+                    result.complete(resp);
+                } else {
+                    result.completeExceptionally(err);
+                }
+            });
+        });
+    }
+}
