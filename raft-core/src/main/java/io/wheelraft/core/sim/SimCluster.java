@@ -32,7 +32,7 @@ public final class SimCluster {
     public static final String GROUP = "sim";
 
     private final long seed;
-    private final SimRuntime runtime = new SimRuntime();
+    private final SimRuntime runtime;
     private final SimNetwork network;
     private final Random random;
     private final List<PeerId> peers = new ArrayList<>();
@@ -62,6 +62,7 @@ public final class SimCluster {
         }
         this.seed = seed;
         this.random = new Random(seed);
+        this.runtime = new SimRuntime(random.nextLong());
         this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
         this.stateMachines = stateMachines;
         this.tuning = tuning;

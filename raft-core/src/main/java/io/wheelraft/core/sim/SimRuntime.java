@@ -23,6 +23,12 @@ public final class SimRuntime implements NodeRuntime {
     private final ManualClock clock = new ManualClock();
     private final HashedWheelTimer timer;
     private final SimExecutor executor = new SimExecutor();
+    private final java.util.Random diskRandom;
+    /**
+     * The disk: each turn of a disk lane starts 1 to 5 simulated milliseconds later, so a write is
+     * in flight long enough for a crash to lose it (as an unsynced write is lost by a real process).
+     */
+    private final Executor disk = task -> timer().newTimeout(t -> executor.execute(task), 1 + diskRandom().nextInt(5), TimeUnit.MILLISECONDS);
     private final ProposalQueue proposals = new ProposalQueue() {
         @Override
         public boolean offer(Consumer<List<Task>> sink, Task task) {
@@ -35,8 +41,13 @@ public final class SimRuntime implements NodeRuntime {
         }
     };
 
-    public SimRuntime() {
+    public SimRuntime(long seed) {
+        this.diskRandom = new java.util.Random(seed);
         this.timer = HashedWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS).ticksPerWheel(1024).build();
+    }
+
+    private java.util.Random diskRandom() {
+        return diskRandom;
     }
 
     public ManualClock manualClock() {
@@ -75,7 +86,7 @@ public final class SimRuntime implements NodeRuntime {
 
     @Override
     public Executor diskPool() {
-        return executor;
+        return disk;
     }
 
     @Override
