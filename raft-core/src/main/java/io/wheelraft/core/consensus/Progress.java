@@ -22,6 +22,8 @@ final class Progress {
     long lastResponseMs;
     /** Sequence of the last append sent; answers echo it. */
     long sequence;
+    /** Highest heartbeat round this follower answered in the current term. */
+    long ackedRound;
 
     Progress(long next, long nowMs) {
         this.next = next;

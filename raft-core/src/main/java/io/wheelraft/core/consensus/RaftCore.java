@@ -49,6 +49,13 @@ public final class RaftCore {
     private long leaderConnectionLostMs = -1;
     private VoteTally tally;
     private Replication replication;
+    /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
+    private final java.util.ArrayDeque<PendingRead> pendingReads = new java.util.ArrayDeque<>();
+    /** Reads that arrived before this leader committed an entry of its own term. */
+    private final List<Object> readsAwaitingTermCommit = new ArrayList<>();
+
+    private record PendingRead(List<Object> handles, long readIndex, long round) {
+    }
 
     public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
@@ -122,7 +129,7 @@ public final class RaftCore {
 
     public void onHeartbeatTimeout(long nowMs) {
         if (role == Role.LEADER) {
-            replication.heartbeatAll(commitIndex);
+            replication.heartbeatAll(commitIndex, nowMs);
         }
     }
 
@@ -207,8 +214,10 @@ public final class RaftCore {
         }
         // Disruptive-server guard: while we hear from a live leader, a vote request does not even
         // bump our term, unless it comes from a leader transfer the leader itself started.
-        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || (leader != null && !leaderLost(nowMs)))) {
-            return voteResponse(false, false, "a live leader " + leader + " is known");
+        // A node that just started counts its start as contact: it may have acknowledged a
+        // heartbeat just before a restart, and the old leader's lease relies on that.
+        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || !leaderLost(nowMs))) {
+            return voteResponse(false, false, leader == null ? "heard from a leader (or started) recently" : "a live leader " + leader + " is known");
         }
         if (req.getTerm() > term) {
             becomeFollower(req.getTerm(), null, nowMs);
@@ -293,6 +302,7 @@ public final class RaftCore {
         }
         tally = null;
         replication = null;
+        failReads();
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
             leaderConnectionLostMs = -1;
@@ -469,7 +479,10 @@ public final class RaftCore {
             return;
         }
         if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
-            maybeAdvanceCommit();
+            maybeAdvanceCommit(nowMs);
+        }
+        if (req.getHeartbeat() && !pendingReads.isEmpty()) {
+            confirmReads();
         }
     }
 
@@ -480,23 +493,80 @@ public final class RaftCore {
     }
 
     /** The disk acknowledged entries up to {@code index} of {@code entryTerm}. */
-    public void onPersisted(long index, long entryTerm) {
+    public void onPersisted(long index, long entryTerm, long nowMs) {
         if (!log.stableTo(index, entryTerm)) {
             return;
         }
         if (role == Role.LEADER) {
-            maybeAdvanceCommit();
+            maybeAdvanceCommit(nowMs);
         }
         reportCommit();
     }
 
-    private void maybeAdvanceCommit() {
+    private void maybeAdvanceCommit(long nowMs) {
         Membership m = memberships.current();
         long quorumIndex = m.committedIndex(p -> p.equals(self) ? log.persistedIndex() : replication.match(p));
         // Only an entry of the current term commits by counting replicas (§5.4.2, Figure 8).
         if (quorumIndex > commitIndex && log.term(quorumIndex) == term) {
             commitIndex = quorumIndex;
             reportCommit();
+            if (!readsAwaitingTermCommit.isEmpty()) {
+                List<Object> waiting = new ArrayList<>(readsAwaitingTermCommit);
+                readsAwaitingTermCommit.clear();
+                startRead(waiting, nowMs);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- linearizable reads
+
+    /**
+     * Asks for a read index for a batch of reads (opaque handles). On the leader: once it has
+     * committed an entry of its term, the current commit index becomes the read index and one
+     * heartbeat round confirms leadership (or the lease does, if enabled and valid); then
+     * {@link RaftEffects#readsConfirmed} fires. Elsewhere, or if leadership is lost first,
+     * {@link RaftEffects#readsFailed}.
+     */
+    public void readIndex(List<Object> handles, long nowMs) {
+        if (role != Role.LEADER) {
+            effects.readsFailed(handles, leader);
+            return;
+        }
+        if (log.term(commitIndex) != term) {
+            readsAwaitingTermCommit.addAll(handles);
+            return;
+        }
+        startRead(handles, nowMs);
+    }
+
+    private void startRead(List<Object> handles, long nowMs) {
+        Membership m = memberships.current();
+        if (config.leaseReads() && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
+            effects.readsConfirmed(handles, commitIndex);
+            return;
+        }
+        long round = replication.heartbeatAll(commitIndex, nowMs);
+        pendingReads.add(new PendingRead(handles, commitIndex, round));
+        confirmReads();
+    }
+
+    private void confirmReads() {
+        Membership m = memberships.current();
+        while (!pendingReads.isEmpty() && replication.quorumAcked(m, pendingReads.peek().round())) {
+            PendingRead r = pendingReads.poll();
+            effects.readsConfirmed(r.handles(), r.readIndex());
+        }
+    }
+
+    private void failReads() {
+        List<Object> failed = new ArrayList<>(readsAwaitingTermCommit);
+        readsAwaitingTermCommit.clear();
+        for (PendingRead r : pendingReads) {
+            failed.addAll(r.handles());
+        }
+        pendingReads.clear();
+        if (!failed.isEmpty()) {
+            effects.readsFailed(failed, null);
         }
     }
 

@@ -49,4 +49,10 @@ public interface RaftEffects {
 
     /** The membership in effect changed (a configuration entry was appended or removed). */
     void membershipChanged(Membership membership);
+
+    /** Leadership is confirmed for these reads: they may run once {@code readIndex} is applied. */
+    void readsConfirmed(List<Object> handles, long readIndex);
+
+    /** These reads cannot be served here; {@code leaderHint} is the leader if known. */
+    void readsFailed(List<Object> handles, PeerId leaderHint);
 }

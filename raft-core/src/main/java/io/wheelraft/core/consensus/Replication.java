@@ -22,6 +22,9 @@ final class Replication {
     private final RaftEffects effects;
     private final long term;
     private final Map<PeerId, Progress> progress = new TreeMap<>();
+    /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
+    private long heartbeatRound;
+    private final Map<Long, Long> roundSentMs = new java.util.HashMap<>();
 
     Replication(RaftConfig config, RaftLog log, RaftEffects effects, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -69,8 +72,15 @@ final class Replication {
         }
     }
 
-    /** Heartbeats: an empty append at the follower's known match point, carrying the commit index. */
-    void heartbeatAll(long commitIndex) {
+    /**
+     * Heartbeats: an empty append at the follower's known match point, carrying the commit index.
+     *
+     * @return the round number; {@link #quorumAcked} tells when a quorum has answered it
+     */
+    long heartbeatAll(long commitIndex, long nowMs) {
+        long round = ++heartbeatRound;
+        roundSentMs.put(round, nowMs);
+        roundSentMs.keySet().removeIf(r -> r < round - 1024); // answers older than that no longer matter
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
             Progress pr = e.getValue();
             long prev = pr.match;
@@ -78,8 +88,29 @@ final class Replication {
             if (prev > 0 && prevTerm == 0) {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
-            effects.sendAppendEntries(e.getKey(), request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), 0));
+            AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round)
+                    .toBuilder().setHeartbeat(true).build();
+            effects.sendAppendEntries(e.getKey(), hb);
         }
+        return round;
+    }
+
+    /** Has a quorum (the leader counting itself) answered heartbeat round {@code round} or a later one? */
+    boolean quorumAcked(Membership membership, long round) {
+        return membership.hasQuorum(p -> p.equals(config.self()) || ackedRound(p) >= round);
+    }
+
+    private long ackedRound(PeerId p) {
+        Progress pr = progress.get(p);
+        return pr == null ? 0 : pr.ackedRound;
+    }
+
+    /**
+     * When the heartbeats last acknowledged by a quorum were sent (the leader counts as now): no
+     * other leader can be elected before this plus the time voters keep refusing votes.
+     */
+    long leaseBasisMs(Membership membership, long nowMs) {
+        return membership.committedIndex(p -> p.equals(config.self()) ? nowMs : roundSentMs.getOrDefault(ackedRound(p), Long.MIN_VALUE));
     }
 
     private void sendAppends(PeerId peer, Progress pr, long commitIndex) {
@@ -130,7 +161,11 @@ final class Replication {
             return false;
         }
         pr.lastResponseMs = nowMs;
-        boolean heartbeat = req.getSequence() == 0;
+        boolean heartbeat = req.getHeartbeat();
+        if (heartbeat) {
+            // Any answer in our term (even a log mismatch) shows the follower accepts us as leader.
+            pr.ackedRound = Math.max(pr.ackedRound, req.getSequence());
+        }
         if (!heartbeat) {
             releaseSlot(pr, req);
         }
@@ -157,7 +192,7 @@ final class Replication {
     /** An append got no answer (peer unreachable, timed out). Heartbeats drive the retry. */
     void onFailure(PeerId peer, AppendEntriesRequest req) {
         Progress pr = progress.get(peer);
-        if (pr == null || req.getSequence() == 0) {
+        if (pr == null || req.getHeartbeat()) {
             return;
         }
         releaseSlot(pr, req);

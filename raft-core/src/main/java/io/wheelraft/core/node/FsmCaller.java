@@ -36,6 +36,9 @@ final class FsmCaller {
     private final LongConsumer appliedListener;
     private final Consumer<Status> errorListener;
 
+    /** Reads waiting until the state machine has applied their read index; apply lane only. */
+    private final java.util.PriorityQueue<WaitingRead> waitingReads =
+            new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(WaitingRead::index));
     private volatile long appliedIndex;
     private volatile long committedIndex;
     private volatile boolean stopped;
@@ -61,6 +64,26 @@ final class FsmCaller {
         if (index > committedIndex) {
             committedIndex = index;
             applyLane.execute(this::applyCommitted);
+        }
+    }
+
+    private record WaitingRead(long index, Runnable action) {
+    }
+
+    /** Runs {@code action} on the apply lane once entries up to {@code index} are applied. */
+    void runWhenApplied(long index, Runnable action) {
+        applyLane.execute(() -> {
+            if (appliedIndex >= index) {
+                action.run();
+            } else {
+                waitingReads.add(new WaitingRead(index, action));
+            }
+        });
+    }
+
+    private void releaseReads() {
+        while (!waitingReads.isEmpty() && waitingReads.peek().index() <= appliedIndex) {
+            waitingReads.poll().action().run();
         }
     }
 
@@ -109,6 +132,7 @@ final class FsmCaller {
             }
             appliedIndex = to;
             appliedListener.accept(to);
+            releaseReads();
         }
     }
 

@@ -66,6 +66,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final ClosureQueue closures = new ClosureQueue();
     private final PendingResponses pendingResponses = new PendingResponses();
     private final CountDownLatch terminated = new CountDownLatch(1);
+    private final java.util.Queue<ReadIndexClosure> readQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean readFlushScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Effects effects = new Effects();
 
     private RaftCore core;
     private LogWriter logWriter;
@@ -110,7 +113,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
         fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), 0,
                 applied -> { }, error -> lane.execute(() -> enterError(error)));
-        core = new RaftCore(RaftConfig.from(groupId, self, options), log, new Effects(), metaStorage.term(),
+        core = new RaftCore(RaftConfig.from(groupId, self, options), log, effects, metaStorage.term(),
                 metaStorage.votedFor(), memberships, 0, now);
         lastLeaderContactMs = now;
         term = core.term();
@@ -225,7 +228,53 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public void readIndex(ReadIndexClosure done) {
-        Objects.requireNonNull(done, "done").run(notYet("readIndex"), -1);
+        Objects.requireNonNull(done, "done");
+        if (halted) {
+            done.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self), -1);
+            return;
+        }
+        readQueue.add(done);
+        if (readFlushScheduled.compareAndSet(false, true)) {
+            lane.execute(this::flushReads);
+        }
+    }
+
+    /** Every read queued since the last turn shares one leadership confirmation. */
+    private void flushReads() {
+        readFlushScheduled.set(false);
+        List<Object> batch = new ArrayList<>();
+        ReadIndexClosure c;
+        while ((c = readQueue.poll()) != null) {
+            batch.add(c);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (halted) {
+            effects.readsFailed(batch, null);
+        } else if (core.isLeader() || core.leader() == null) {
+            core.readIndex(batch, now());
+        } else {
+            askLeaderForReadIndex(core.leader(), batch);
+        }
+    }
+
+    /** A follower read: the leader confirms its leadership and returns its commit index. */
+    private void askLeaderForReadIndex(PeerId leaderId, List<Object> batch) {
+        ReadIndexRequest req = ReadIndexRequest.newBuilder().setGroupId(groupId).setServerId(self.toString())
+                .setPeerId(leaderId.toString()).setCount(batch.size()).build();
+        transport.readIndex(leaderId, req, rpcTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
+            if (resp != null && resp.getSuccess()) {
+                effects.readsConfirmed(batch, resp.getIndex());
+            } else {
+                PeerId hint = resp == null || resp.getLeaderId().isEmpty() ? null : PeerId.parse(resp.getLeaderId());
+                effects.readsFailed(batch, hint);
+            }
+        }));
+    }
+
+    /** A read asked for by a follower: answered with the read index once leadership is confirmed. */
+    private record RemoteRead(CompletableFuture<ReadIndexResponse> answer) {
     }
 
     @Override
@@ -396,8 +445,15 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<ReadIndexResponse> handleReadIndex(ReadIndexRequest request) {
-        return CompletableFuture.completedFuture(ReadIndexResponse.newBuilder().setSuccess(false)
-                .setReason("ReadIndex is not supported by this build of WheelRaft yet").build());
+        CompletableFuture<ReadIndexResponse> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            core.readIndex(List.of(new RemoteRead(f)), now());
+        });
+        return f;
     }
 
     @Override
@@ -522,13 +578,37 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
         }
+
+        @Override
+        public void readsConfirmed(List<Object> handles, long readIndex) {
+            for (Object h : handles) {
+                if (h instanceof ReadIndexClosure c) {
+                    fsm.runWhenApplied(readIndex, () -> c.run(Status.ok(), readIndex));
+                } else if (h instanceof RemoteRead r) {
+                    r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(true).setIndex(readIndex).build());
+                }
+            }
+        }
+
+        @Override
+        public void readsFailed(List<Object> handles, PeerId leaderHint) {
+            Status notLeader = Status.notLeader(leaderHint);
+            for (Object h : handles) {
+                if (h instanceof ReadIndexClosure c) {
+                    c.run(notLeader, -1);
+                } else if (h instanceof RemoteRead r) {
+                    r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(false)
+                            .setLeaderId(leaderHint == null ? "" : leaderHint.toString()).setReason(notLeader.message()).build());
+                }
+            }
+        }
     }
 
     private final class DiskListener implements LogWriter.Listener {
         @Override
         public void onWritten(long lastIndex, long lastTerm) {
             onLane(() -> {
-                core.onPersisted(lastIndex, lastTerm);
+                core.onPersisted(lastIndex, lastTerm, now());
                 pendingResponses.release(core.log().persistedIndex());
             });
         }

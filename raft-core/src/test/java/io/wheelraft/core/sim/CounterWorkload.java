@@ -63,6 +63,17 @@ final class CounterWorkload {
             inflight = inv;
             sentAt = now;
             long myAttempt = ++attempt;
+            if (read && random.nextInt(3) > 0) {
+                // A linearizable read by ReadIndex, on whichever node the client talks to (followers
+                // ask the leader). The closure runs on the apply lane, so the value is consistent.
+                CounterFsm fsm = (CounterFsm) cluster.stateMachine(target);
+                cluster.node(target).readIndex((status, index) -> {
+                    if (attempt == myAttempt && inflight == inv) {
+                        finish(status, status.isOk() ? fsm.value() : null);
+                    }
+                });
+                return;
+            }
             cluster.node(target).apply(new Task(CounterFsm.delta(delta), new CounterFsm.Result((status, value) -> {
                 if (attempt != myAttempt || inflight != inv) {
                     return;
