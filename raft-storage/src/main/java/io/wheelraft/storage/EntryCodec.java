@@ -1,10 +1,12 @@
 package io.wheelraft.storage;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.proto.EntryType;
 import io.wheelraft.proto.LogEntry;
 
+import java.io.IOException;
 import java.util.zip.CRC32C;
 
 /**
@@ -23,11 +25,17 @@ final class EntryCodec {
     }
 
     static byte[] encode(LogEntry entry) {
-        byte[] payload = entry.toByteArray();
-        byte[] out = new byte[HEADER + payload.length];
+        int size = entry.getSerializedSize();
+        byte[] out = new byte[HEADER + size];
         out[0] = FORMAT;
-        LogKeys.putInt(out, 1, checksum(entry.getIndex(), out, HEADER, payload.length, payload));
-        System.arraycopy(payload, 0, out, HEADER, payload.length);
+        CodedOutputStream coded = CodedOutputStream.newInstance(out, HEADER, size);
+        try {
+            entry.writeTo(coded);
+            coded.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot serialize log entry " + entry.getIndex() + " into its own size", e);
+        }
+        LogKeys.putInt(out, 1, checksum(entry.getIndex(), out, HEADER, size));
         return out;
     }
 
@@ -46,7 +54,7 @@ final class EntryCodec {
             throw corrupt(index, where, "unknown entry format " + value[0] + " (this version reads format " + FORMAT + ")");
         }
         int stored = LogKeys.getInt(value, 1);
-        int computed = checksum(index, value, HEADER, value.length - HEADER, null);
+        int computed = checksum(index, value, HEADER, value.length - HEADER);
         if (stored != computed) {
             throw corrupt(index, where, String.format("checksum mismatch (stored crc32c %08x, computed %08x over %d bytes)",
                     stored, computed, value.length - HEADER));
@@ -71,14 +79,10 @@ final class EntryCodec {
         return decode(index, value, where).getTerm();
     }
 
-    private static int checksum(long index, byte[] buf, int off, int len, byte[] payloadOrNull) {
+    private static int checksum(long index, byte[] buf, int off, int len) {
         CRC32C crc = new CRC32C();
         crc.update(LogKeys.longBytes(index));
-        if (payloadOrNull != null) {
-            crc.update(payloadOrNull, 0, len);
-        } else {
-            crc.update(buf, off, len);
-        }
+        crc.update(buf, off, len);
         return (int) crc.getValue();
     }
 

@@ -24,9 +24,9 @@ public final class RocksDbStoreOptions {
         this.verifyOnOpen = verifyOnOpen;
     }
 
-    /** Defaults: sync on, 32 MiB memtable per column family, 8 MiB shared block cache, 256 MiB WAL cap, verify on open. */
+    /** Defaults: sync on, 64 MiB memtable for the log, 8 MiB shared block cache, 256 MiB WAL cap, verify on open. */
     public static RocksDbStoreOptions defaults() {
-        return new RocksDbStoreOptions(true, 32L << 20, 8L << 20, 256L << 20, true);
+        return new RocksDbStoreOptions(true, 64L << 20, 8L << 20, 256L << 20, true);
     }
 
     /**
