@@ -1,0 +1,410 @@
+package io.wheelraft.storage;
+
+import io.wheelraft.core.spi.LogCorruptionException;
+import io.wheelraft.core.spi.StorageException;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * One RocksDB instance in one data directory, shared by every Raft group of the process: it
+ * owns the native options, the directory lock, the format-version marker, and hands out one
+ * {@link RocksDbLogStorage} per group. Open one per process and data directory, close it on
+ * shutdown (after the nodes that use it).
+ *
+ * <p>Layout. Column family {@code log} holds every group's entries under
+ * {@code [group tag:4][index:8]} keys (see {@link LogKeys}); {@code conf} holds a second copy of
+ * the configuration entries under the same keys, so a restarting node reads its membership
+ * without scanning the log; {@code default} holds the store's own records: the format version,
+ * the group-id to tag map and each group's first-index marker. Groups share column families
+ * (rather than one family each) so a hundred groups do not mean a hundred memtables.
+ *
+ * <p>Tuning (a write-ahead log, not a database): writes are synced by default (one
+ * {@code fdatasync} of RocksDB's own WAL per batch; RocksDB groups concurrent writers of different
+ * groups into one sync); the block cache is small and shared with index blocks charged to it, so
+ * memory stays bounded however many SST files the log reaches; no compression (payloads are
+ * usually small or already compressed, and the log is truncated after snapshots); no bloom
+ * filters (reads go to recent entries in the memtable or walk forward); the WAL is capped so old
+ * WAL files are recycled by flushing.
+ *
+ * <p>Threading: thread-safe. Reads and writes hold a shared guard so {@link #close()} waits for
+ * in-flight calls and later calls fail with {@link StorageException} instead of touching freed
+ * native memory.
+ */
+public final class RocksDbStore implements AutoCloseable {
+
+    /** Version of the on-disk layout described above; stored under {@link #FORMAT_KEY}. */
+    public static final int FORMAT_VERSION = 1;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbStore.class);
+    private static final byte[] FORMAT_KEY = bytes("wheelraft/format_version");
+    private static final byte[] NEXT_TAG_KEY = bytes("wheelraft/next_group_tag");
+    private static final String GROUP_KEY_PREFIX = "wheelraft/group/";
+    private static final String FIRST_INDEX_KEY_PREFIX = "wheelraft/first_index/";
+    private static final String LOG_CF = "log";
+    private static final String CONF_CF = "conf";
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path dir;
+    private final RocksDbStoreOptions options;
+    private final List<AutoCloseable> nativeObjects;
+    private final RocksDB db;
+    private final ColumnFamilyHandle defaultCf;
+    private final ColumnFamilyHandle logCf;
+    private final ColumnFamilyHandle confCf;
+    private final WriteOptions writeOptions;
+    private final ReadOptions readOptions;
+    private final ReentrantReadWriteLock closeGuard = new ReentrantReadWriteLock();
+    private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
+    private boolean closed;
+
+    private RocksDbStore(Path dir, RocksDbStoreOptions options, List<AutoCloseable> nativeObjects, RocksDB db,
+                         List<ColumnFamilyHandle> handles, WriteOptions writeOptions, ReadOptions readOptions) {
+        this.dir = dir;
+        this.options = options;
+        this.nativeObjects = nativeObjects;
+        this.db = db;
+        this.defaultCf = handles.get(0);
+        this.logCf = handles.get(1);
+        this.confCf = handles.get(2);
+        this.writeOptions = writeOptions;
+        this.readOptions = readOptions;
+    }
+
+    /** Opens (creating if needed) the store in {@code dir} with default options. */
+    public static RocksDbStore open(Path dir) {
+        return open(dir, RocksDbStoreOptions.defaults());
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code dir}.
+     *
+     * @throws StorageException if the directory is locked by another process (or already open in
+     *                          this one), was written by an unknown format version, or cannot be opened
+     */
+    public static RocksDbStore open(Path dir, RocksDbStoreOptions options) {
+        if (dir == null || options == null) {
+            throw new IllegalArgumentException("data directory and options are required (got dir=" + dir + ", options=" + options + ")");
+        }
+        Path absolute = dir.toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(absolute);
+        } catch (IOException e) {
+            throw new StorageException("cannot create data directory " + absolute + ": " + e, e);
+        }
+        List<AutoCloseable> natives = new ArrayList<>();
+        try {
+            LRUCache cache = track(natives, new LRUCache(options.blockCacheBytes()));
+            ColumnFamilyOptions logOptions = track(natives, logColumnFamilyOptions(options, cache));
+            ColumnFamilyOptions smallOptions = track(natives, new ColumnFamilyOptions()
+                    .setWriteBufferSize(4L << 20)
+                    .setCompressionType(CompressionType.NO_COMPRESSION));
+            DBOptions dbOptions = track(natives, new DBOptions()
+                    .setCreateIfMissing(true)
+                    .setCreateMissingColumnFamilies(true)
+                    .setMaxTotalWalSize(options.maxTotalWalBytes())
+                    .setMaxBackgroundJobs(2)
+                    .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                    .setKeepLogFileNum(2)
+                    .setStatsDumpPeriodSec(0));
+            List<ColumnFamilyDescriptor> descriptors = List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, smallOptions),
+                    new ColumnFamilyDescriptor(bytes(LOG_CF), logOptions),
+                    new ColumnFamilyDescriptor(bytes(CONF_CF), smallOptions));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB db = openDb(absolute, dbOptions, descriptors, handles);
+            WriteOptions writeOptions = track(natives, new WriteOptions().setSync(options.sync()));
+            ReadOptions readOptions = track(natives, new ReadOptions());
+            RocksDbStore store = new RocksDbStore(absolute, options, natives, db, handles, writeOptions, readOptions);
+            try {
+                store.checkFormatVersion();
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+            LOG.info("Opened RocksDB log store in {} ({})", absolute, options);
+            return store;
+        } catch (RuntimeException e) {
+            closeAll(natives);
+            throw e;
+        }
+    }
+
+    private static ColumnFamilyOptions logColumnFamilyOptions(RocksDbStoreOptions options, LRUCache cache) {
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setBlockCache(cache)
+                .setBlockSize(16 * 1024)
+                .setCacheIndexAndFilterBlocks(true)
+                .setPinL0FilterAndIndexBlocksInCache(true);
+        return new ColumnFamilyOptions()
+                .setWriteBufferSize(options.writeBufferBytes())
+                .setMaxWriteBufferNumber(3)
+                .setMinWriteBufferNumberToMerge(1)
+                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setLevelCompactionDynamicLevelBytes(true)
+                .setTableFormatConfig(table);
+    }
+
+    private static RocksDB openDb(Path dir, DBOptions dbOptions, List<ColumnFamilyDescriptor> descriptors,
+                                  List<ColumnFamilyHandle> handles) {
+        try {
+            return RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+        } catch (RocksDBException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("lock") || message.contains("LOCK")) {
+                throw new StorageException("data directory " + dir + " is already in use (its LOCK is held by another"
+                        + " process, or this process opened it already): " + message, e);
+            }
+            throw new StorageException("cannot open RocksDB in " + dir + ": " + message, e);
+        }
+    }
+
+    private void checkFormatVersion() {
+        byte[] stored = get(defaultCf, FORMAT_KEY);
+        if (stored == null) {
+            if (hasAnyKey(logCf) || hasAnyKey(confCf) || get(defaultCf, NEXT_TAG_KEY) != null) {
+                throw new LogCorruptionException("data directory " + dir + " holds log data but no format version"
+                        + " marker; refusing to guess its layout");
+            }
+            try (WriteBatch batch = new WriteBatch()) {
+                batch.put(defaultCf, FORMAT_KEY, LogKeys.longBytes(FORMAT_VERSION));
+                write(batch, true);
+            } catch (RocksDBException e) {
+                throw new StorageException("cannot write the format version marker in " + dir + ": " + e.getMessage(), e);
+            }
+            return;
+        }
+        if (stored.length != 8) {
+            throw new LogCorruptionException("format version marker in " + dir + " is " + stored.length
+                    + " bytes long, expected 8");
+        }
+        long version = LogKeys.getLong(stored, 0);
+        if (version != FORMAT_VERSION) {
+            throw new StorageException("data directory " + dir + " was written with storage format version " + version
+                    + "; this build reads only version " + FORMAT_VERSION);
+        }
+    }
+
+    private boolean hasAnyKey(ColumnFamilyHandle cf) {
+        try (RocksIterator it = db.newIterator(cf)) {
+            it.seekToFirst();
+            return it.isValid();
+        }
+    }
+
+    /**
+     * The log of {@code groupId}, recovered from disk (empty for a new group). One open log per
+     * group at a time; closing the log releases the group, closing the store releases all.
+     *
+     * @throws IllegalStateException if the group's log is already open
+     * @throws LogCorruptionException if the stored log fails verification
+     */
+    public synchronized RocksDbLogStorage logStorage(String groupId) {
+        if (groupId == null || groupId.isEmpty()) {
+            throw new IllegalArgumentException("group id must be a non-empty string, got " + (groupId == null ? "null" : "''"));
+        }
+        checkOpen();
+        if (openGroups.containsKey(groupId)) {
+            throw new IllegalStateException("log of group '" + groupId + "' in " + dir + " is already open");
+        }
+        RocksDbLogStorage log = RocksDbLogStorage.recover(this, groupId, groupTag(groupId));
+        openGroups.put(groupId, log);
+        return log;
+    }
+
+    synchronized void release(String groupId, RocksDbLogStorage log) {
+        openGroups.remove(groupId, log);
+    }
+
+    private int groupTag(String groupId) {
+        byte[] groupKey = bytes(GROUP_KEY_PREFIX + groupId);
+        byte[] stored = get(defaultCf, groupKey);
+        if (stored != null) {
+            if (stored.length != 4) {
+                throw new LogCorruptionException("tag of group '" + groupId + "' in " + dir + " is " + stored.length + " bytes, expected 4");
+            }
+            return LogKeys.getInt(stored, 0);
+        }
+        byte[] next = get(defaultCf, NEXT_TAG_KEY);
+        int tag = next == null ? 1 : LogKeys.getInt(next, 0);
+        byte[] tagBytes = new byte[4];
+        LogKeys.putInt(tagBytes, 0, tag);
+        byte[] nextBytes = new byte[4];
+        LogKeys.putInt(nextBytes, 0, tag + 1);
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.put(defaultCf, groupKey, tagBytes);
+            batch.put(defaultCf, NEXT_TAG_KEY, nextBytes);
+            write(batch, true);
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot register group '" + groupId + "' in " + dir + ": " + e.getMessage(), e);
+        }
+        return tag;
+    }
+
+    /** The data directory. */
+    public Path directory() {
+        return dir;
+    }
+
+    public RocksDbStoreOptions options() {
+        return options;
+    }
+
+    ColumnFamilyHandle logFamily() {
+        return logCf;
+    }
+
+    ColumnFamilyHandle confFamily() {
+        return confCf;
+    }
+
+    ColumnFamilyHandle metaFamily() {
+        return defaultCf;
+    }
+
+    static byte[] firstIndexKey(int groupTag) {
+        return bytes(FIRST_INDEX_KEY_PREFIX + Integer.toUnsignedString(groupTag));
+    }
+
+    /** Reads a key under the close guard; null if absent. */
+    byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        Lock guard = enter();
+        try {
+            return db.get(cf, readOptions, key);
+        } catch (RocksDBException e) {
+            throw new StorageException("read failed in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Writes a batch, synced if the store syncs (or {@code forceSync}). */
+    void write(WriteBatch batch, boolean forceSync) throws RocksDBException {
+        Lock guard = enter();
+        try {
+            if (forceSync && !options.sync()) {
+                try (WriteOptions synced = new WriteOptions().setSync(true)) {
+                    db.write(synced, batch);
+                }
+            } else {
+                db.write(writeOptions, batch);
+            }
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Runs {@code body} with a fresh iterator over {@code cf}, under the close guard. */
+    <T> T withIterator(ColumnFamilyHandle cf, java.util.function.Function<RocksIterator, T> body) {
+        Lock guard = enter();
+        try (ReadOptions scan = new ReadOptions().setFillCache(false);
+             RocksIterator it = db.newIterator(cf, scan)) {
+            return body.apply(it);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    private Lock enter() {
+        Lock guard = closeGuard.readLock();
+        guard.lock();
+        if (closed) {
+            guard.unlock();
+            throw new StorageException("the RocksDB store in " + dir + " is closed");
+        }
+        return guard;
+    }
+
+    private synchronized void checkOpen() {
+        if (closed) {
+            throw new StorageException("the RocksDB store in " + dir + " is closed");
+        }
+    }
+
+    /** Closes every open group log and the RocksDB instance. Idempotent. */
+    @Override
+    public void close() {
+        List<RocksDbLogStorage> logs;
+        synchronized (this) {
+            logs = new ArrayList<>(openGroups.values());
+        }
+        for (RocksDbLogStorage log : logs) {
+            log.close();
+        }
+        Lock exclusive = closeGuard.writeLock();
+        exclusive.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!options.sync()) {
+                try {
+                    db.flushWal(true);
+                } catch (RocksDBException e) {
+                    LOG.warn("Could not sync the WAL of {} on close: {}", dir, e.getMessage());
+                }
+            }
+            logCf.close();
+            confCf.close();
+            defaultCf.close();
+            db.close();
+            closeAll(nativeObjects);
+            LOG.info("Closed RocksDB log store in {}", dir);
+        } finally {
+            exclusive.unlock();
+        }
+    }
+
+    private static <T extends AutoCloseable> T track(List<AutoCloseable> natives, T object) {
+        natives.add(object);
+        return object;
+    }
+
+    private static void closeAll(List<AutoCloseable> natives) {
+        for (int i = natives.size() - 1; i >= 0; i--) {
+            try {
+                natives.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("Could not release a RocksDB native object: {}", e.toString());
+            }
+        }
+        natives.clear();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "RocksDbStore{" + dir + '}';
+    }
+}
