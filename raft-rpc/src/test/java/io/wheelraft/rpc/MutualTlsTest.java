@@ -37,11 +37,10 @@ class MutualTlsTest {
         pki = new TestCertificates(dir);
         pki.createCa("cluster-ca");
         pki.createSigned("node-a", "cluster-ca");
-        pki.createSigned("node-b", "cluster-ca");
         pki.createCa("rogue-ca");
         pki.createSigned("intruder", "rogue-ca");
         follower = GrpcRaftTransport.builder().listen("127.0.0.1", 0)
-                .options(RpcOptions.builder().tls(pki.tls("node-b", "cluster-ca")).build()).start();
+                .options(RpcOptions.builder().tls(pki.tls("node-a", "cluster-ca")).build()).start();
         followerId = Requests.peerAt(follower);
         follower.register(GROUP, followerId, new FakeHandler());
     }
