@@ -1,0 +1,92 @@
+package io.wheelraft.rpc;
+
+import io.grpc.ManagedChannel;
+import io.wheelraft.proto.AdminResult;
+import io.wheelraft.proto.ChangePeersRequest;
+import io.wheelraft.proto.LearnersChangeRequest;
+import io.wheelraft.proto.NodeSelector;
+import io.wheelraft.proto.NodeStatusRequest;
+import io.wheelraft.proto.NodeStatusResponse;
+import io.wheelraft.proto.PeerChangeRequest;
+import io.wheelraft.proto.SnapshotNowRequest;
+import io.wheelraft.proto.TransferLeaderRequest;
+import io.wheelraft.rpc.proto.AdminServiceGrpc;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A blocking client of one process's admin service, for command-line tools. Each method waits at
+ * most {@code timeoutMs}; a transport failure (unreachable, unknown group: NOT_FOUND, bad
+ * argument: INVALID_ARGUMENT, deadline) is thrown as {@link io.grpc.StatusRuntimeException},
+ * while the operation's own failure comes back in the returned {@link AdminResult}.
+ * Thread-safe; close it when done.
+ */
+public final class AdminClient implements AutoCloseable {
+
+    private final ManagedChannel channel;
+    private final AdminServiceGrpc.AdminServiceBlockingStub stub;
+
+    public AdminClient(String endpoint, RpcOptions options) {
+        this.channel = RaftChannels.open(endpoint, options);
+        this.stub = AdminServiceGrpc.newBlockingStub(channel);
+    }
+
+    /** Status of the node of {@code groupId} at that process ({@code peerId} may be empty if it hosts one). */
+    public NodeStatusResponse status(String groupId, String peerId, long timeoutMs) {
+        return stub(timeoutMs).status(NodeStatusRequest.newBuilder().setNode(selector(groupId, peerId)).build());
+    }
+
+    public AdminResult addPeer(String groupId, String peerId, String peer, long timeoutMs) {
+        return stub(timeoutMs).addPeer(PeerChangeRequest.newBuilder().setNode(selector(groupId, peerId)).setPeer(peer).build()).getResult();
+    }
+
+    public AdminResult removePeer(String groupId, String peerId, String peer, long timeoutMs) {
+        return stub(timeoutMs).removePeer(PeerChangeRequest.newBuilder().setNode(selector(groupId, peerId)).setPeer(peer).build()).getResult();
+    }
+
+    public AdminResult addLearners(String groupId, String peerId, List<String> learners, long timeoutMs) {
+        return stub(timeoutMs).addLearners(LearnersChangeRequest.newBuilder().setNode(selector(groupId, peerId))
+                .addAllLearners(learners).build()).getResult();
+    }
+
+    public AdminResult removeLearners(String groupId, String peerId, List<String> learners, long timeoutMs) {
+        return stub(timeoutMs).removeLearners(LearnersChangeRequest.newBuilder().setNode(selector(groupId, peerId))
+                .addAllLearners(learners).build()).getResult();
+    }
+
+    public AdminResult changePeers(String groupId, String peerId, List<String> newPeers, List<String> newLearners, long timeoutMs) {
+        return stub(timeoutMs).changePeers(ChangePeersRequest.newBuilder().setNode(selector(groupId, peerId))
+                .addAllNewPeers(newPeers).addAllNewLearners(newLearners).build()).getResult();
+    }
+
+    public AdminResult transferLeader(String groupId, String peerId, String target, long timeoutMs) {
+        return stub(timeoutMs).transferLeader(TransferLeaderRequest.newBuilder().setNode(selector(groupId, peerId))
+                .setTarget(target).build()).getResult();
+    }
+
+    public AdminResult snapshot(String groupId, String peerId, long timeoutMs) {
+        return stub(timeoutMs).snapshot(SnapshotNowRequest.newBuilder().setNode(selector(groupId, peerId)).build()).getResult();
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+        try {
+            channel.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private AdminServiceGrpc.AdminServiceBlockingStub stub(long timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("admin timeoutMs must be positive, got " + timeoutMs);
+        }
+        return stub.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static NodeSelector selector(String groupId, String peerId) {
+        return NodeSelector.newBuilder().setGroupId(groupId).setPeerId(peerId == null ? "" : peerId).build();
+    }
+}

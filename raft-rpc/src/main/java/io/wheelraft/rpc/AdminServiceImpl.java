@@ -1,0 +1,198 @@
+package io.wheelraft.rpc;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.core.Closure;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Node;
+import io.wheelraft.core.NodeStatus;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.AdminResponse;
+import io.wheelraft.proto.AdminResult;
+import io.wheelraft.proto.ChangePeersRequest;
+import io.wheelraft.proto.LearnersChangeRequest;
+import io.wheelraft.proto.NodeSelector;
+import io.wheelraft.proto.NodeStatusRequest;
+import io.wheelraft.proto.NodeStatusResponse;
+import io.wheelraft.proto.PeerChangeRequest;
+import io.wheelraft.proto.SnapshotNowRequest;
+import io.wheelraft.proto.TransferLeaderRequest;
+import io.wheelraft.rpc.proto.AdminServiceGrpc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Consumer;
+
+/**
+ * The server side of {@code AdminService}: status and membership operations on the nodes of
+ * {@link NodeRegistry}. An unknown group or peer is NOT_FOUND and a malformed request
+ * INVALID_ARGUMENT (gRPC status); the outcome of the operation itself, including its failure,
+ * comes back in {@link AdminResult}. Node methods return at once and answer through closures,
+ * so the worker thread is never held. Thread-safe.
+ */
+final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminServiceImpl.class);
+
+    private final NodeRegistry nodes;
+
+    AdminServiceImpl(NodeRegistry nodes) {
+        this.nodes = nodes;
+    }
+
+    @Override
+    public void status(NodeStatusRequest request, StreamObserver<NodeStatusResponse> out) {
+        Node node = resolve(request.getNode(), out);
+        if (node == null) {
+            return;
+        }
+        NodeStatus s = node.status();
+        NodeStatusResponse.Builder b = NodeStatusResponse.newBuilder()
+                .setResult(AdminResult.newBuilder().setSuccess(true))
+                .setGroupId(s.groupId())
+                .setSelf(String.valueOf(s.self()))
+                .setRole(s.role().label())
+                .setTerm(s.term())
+                .setLeader(s.leader() == null ? "" : s.leader().toString())
+                .setCommitIndex(s.commitIndex())
+                .setAppliedIndex(s.appliedIndex())
+                .setFirstLogIndex(s.firstLogIndex())
+                .setLastLogIndex(s.lastLogIndex());
+        if (s.configuration() != null) {
+            b.setConfiguration(s.configuration().toEntry());
+        }
+        if (s.followerMatchIndex() != null) {
+            for (Map.Entry<PeerId, Long> e : s.followerMatchIndex().entrySet()) {
+                b.putFollowerMatchIndex(e.getKey().toString(), e.getValue());
+            }
+        }
+        reply(out, b.build());
+    }
+
+    @Override
+    public void addPeer(PeerChangeRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.addPeer(peer("peer", request.getPeer()), closure(node, out)));
+    }
+
+    @Override
+    public void removePeer(PeerChangeRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.removePeer(peer("peer", request.getPeer()), closure(node, out)));
+    }
+
+    @Override
+    public void addLearners(LearnersChangeRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.addLearners(peers("learners", request.getLearnersList()), closure(node, out)));
+    }
+
+    @Override
+    public void removeLearners(LearnersChangeRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.removeLearners(peers("learners", request.getLearnersList()), closure(node, out)));
+    }
+
+    @Override
+    public void changePeers(ChangePeersRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> {
+            List<PeerId> voters = peers("new_peers", request.getNewPeersList());
+            List<PeerId> learners = request.getNewLearnersList().isEmpty() ? List.of() : peers("new_learners", request.getNewLearnersList());
+            node.changePeers(new Configuration(voters, learners), closure(node, out));
+        });
+    }
+
+    @Override
+    public void transferLeader(TransferLeaderRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.transferLeadershipTo(peer("target", request.getTarget()), closure(node, out)));
+    }
+
+    @Override
+    public void snapshot(SnapshotNowRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.snapshot(closure(node, out)));
+    }
+
+    /** Resolves the node and runs the operation; bad arguments become INVALID_ARGUMENT. */
+    private void withNode(NodeSelector selector, StreamObserver<AdminResponse> out, Consumer<Node> operation) {
+        Node node = resolve(selector, out);
+        if (node == null) {
+            return;
+        }
+        try {
+            operation.accept(node);
+        } catch (IllegalArgumentException e) {
+            fail(out, Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+        } catch (RuntimeException e) {
+            LOG.warn("admin operation on {} failed", node.nodeId(), e);
+            fail(out, Status.INTERNAL.withDescription("admin operation failed on " + node.nodeId() + ": " + e));
+        }
+    }
+
+    private Node resolve(NodeSelector selector, StreamObserver<?> out) {
+        if (out instanceof ServerCallStreamObserver<?> s) {
+            s.setOnCancelHandler(() -> { });
+        }
+        try {
+            return nodes.find(selector.getGroupId(), selector.getPeerId());
+        } catch (NoSuchElementException e) {
+            fail(out, Status.NOT_FOUND.withDescription(e.getMessage()));
+        } catch (IllegalArgumentException e) {
+            fail(out, Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+        }
+        return null;
+    }
+
+    private static Closure closure(Node node, StreamObserver<AdminResponse> out) {
+        return status -> {
+            AdminResult.Builder r = AdminResult.newBuilder().setSuccess(status.isOk());
+            if (!status.isOk()) {
+                r.setError(status.code().name()).setMessage(status.message());
+                PeerId leader = status.leaderHint() != null ? status.leaderHint() : node.getLeaderId();
+                if (leader != null) {
+                    r.setLeaderHint(leader.toString());
+                }
+            }
+            reply(out, AdminResponse.newBuilder().setResult(r).build());
+        };
+    }
+
+    private static PeerId peer(String field, String text) {
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException(field + " is empty");
+        }
+        try {
+            return PeerId.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static List<PeerId> peers(String field, List<String> texts) {
+        if (texts.isEmpty()) {
+            throw new IllegalArgumentException(field + " is empty");
+        }
+        List<PeerId> result = new ArrayList<>(texts.size());
+        for (String t : texts) {
+            result.add(peer(field, t));
+        }
+        return result;
+    }
+
+    private static <T> void reply(StreamObserver<T> out, T value) {
+        try {
+            out.onNext(value);
+            out.onCompleted();
+        } catch (RuntimeException e) {
+            LOG.debug("admin answer could not be sent: {}", e.toString());
+        }
+    }
+
+    private static void fail(StreamObserver<?> out, Status status) {
+        try {
+            out.onError(status.asRuntimeException());
+        } catch (RuntimeException e) {
+            LOG.debug("admin error could not be sent: {}", e.toString());
+        }
+    }
+}

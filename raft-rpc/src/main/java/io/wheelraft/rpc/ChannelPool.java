@@ -1,0 +1,77 @@
+package io.wheelraft.rpc;
+
+import io.grpc.ManagedChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One channel (one HTTP/2 connection) per remote endpoint, shared by every group and peer of
+ * this process that talks to it, with its in-flight byte budget and a connection watcher.
+ * Channels are opened on first use and live until {@link #close()}. Thread-safe.
+ */
+final class ChannelPool implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelPool.class);
+
+    /** A remote endpoint's channel and the bytes currently in flight to it. */
+    record Remote(ManagedChannel channel, InFlightBytes inFlight, AppendEntriesPipe appendEntries) {
+    }
+
+    private final RpcOptions options;
+    private final ConnectionListeners listeners;
+    private final ScheduledExecutorService scheduler;
+    private final ConcurrentHashMap<String, Remote> remotes = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    ChannelPool(RpcOptions options, ConnectionListeners listeners, ScheduledExecutorService scheduler) {
+        this.options = options;
+        this.listeners = listeners;
+        this.scheduler = scheduler;
+    }
+
+    /** The channel to {@code endpoint}, opened if needed; null once the pool is closed. */
+    Remote get(String endpoint) {
+        Remote r = remotes.get(endpoint);
+        if (r != null || closed) {
+            return r;
+        }
+        r = remotes.computeIfAbsent(endpoint, this::open);
+        if (closed) {
+            // Lost a race with close(): make sure this channel does not outlive the pool.
+            r.channel().shutdownNow();
+            return null;
+        }
+        return r;
+    }
+
+    private Remote open(String endpoint) {
+        ManagedChannel channel = RaftChannels.open(endpoint, options);
+        new OutboundConnectionWatcher(endpoint, channel, listeners, scheduler, options).start();
+        LOG.debug("opened channel to {}", endpoint);
+        return new Remote(channel, new InFlightBytes(options.maxOutboundInFlightBytesPerEndpoint()),
+                new AppendEntriesPipe(channel, scheduler, () -> closed));
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        List<ManagedChannel> channels = new ArrayList<>();
+        remotes.values().forEach(r -> channels.add(r.channel()));
+        remotes.clear();
+        channels.forEach(ManagedChannel::shutdownNow);
+        for (ManagedChannel c : channels) {
+            try {
+                c.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package io.wheelraft.rpc;
+
+import com.google.protobuf.MessageLite;
+import io.grpc.BindableService;
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.spi.ConnectionListener;
+import io.wheelraft.core.spi.RaftRequestHandler;
+import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.core.spi.TransportException;
+import io.wheelraft.core.spi.TransportException.Kind;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.InstallSnapshotRequest;
+import io.wheelraft.proto.InstallSnapshotResponse;
+import io.wheelraft.proto.ReadIndexRequest;
+import io.wheelraft.proto.ReadIndexResponse;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
+import io.wheelraft.rpc.proto.RaftServiceGrpc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gRPC implementation of {@link RaftTransport}: one per process, serving every Raft group in
+ * it. It owns the process's server (Raft traffic, the admin service over {@link #nodes()}, and any
+ * application services given to the builder, all on one port) and one channel per remote
+ * endpoint, shared by all groups.
+ *
+ * <p>AppendEntries travel on one long-lived stream per remote endpoint ({@link AppendEntriesPipe}),
+ * so a replicator can keep many in flight and they reach the follower in send order; the other
+ * requests are unary asynchronous calls. Each call carries the caller's
+ * deadline ({@code timeoutMs}, derived by the node from its election timeout). Entry payloads are
+ * {@code ByteString}s written straight into the HTTP/2 frames. Futures complete on a gRPC I/O
+ * thread: dependents must not block. A call over {@link RpcOptions#maxMessageBytes()} or over the
+ * endpoint's in-flight byte budget fails at once with {@link Kind#REJECTED}.
+ *
+ * <p>Connection loss (see {@link ConnectionListener}) is reported from both directions: an inbound
+ * connection that carried a peer's requests closing (how a follower learns at once that its
+ * leader died), and an outbound channel failing after it was connected.
+ *
+ * <p>Thread-safe.
+ */
+public final class GrpcRaftTransport implements RaftTransport {
+
+    private final RpcOptions options;
+    private final HandlerRegistry handlers = new HandlerRegistry();
+    private final NodeRegistry nodes;
+    private final ConnectionListeners listeners = new ConnectionListeners();
+    private final ScheduledExecutorService scheduler;
+    private final ChannelPool channels;
+    private final GrpcRaftServer server;
+    private volatile boolean closed;
+
+    private GrpcRaftTransport(Builder b) {
+        this.options = b.options;
+        this.nodes = b.nodes;
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, GrpcRaftServer.daemonThreads("wheelraft-rpc-timer"));
+        timers.setRemoveOnCancelPolicy(true); // most call deadlines are cancelled: do not keep them queued
+        this.scheduler = timers;
+        this.channels = new ChannelPool(options, listeners, scheduler);
+        InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
+        RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
+        List<BindableService> services = new ArrayList<>(b.services);
+        services.add(new AdminServiceImpl(nodes));
+        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The port the server listens on (the real one when the builder asked for 0). */
+    public int port() {
+        return server.port();
+    }
+
+    /** {@code host:port} this transport listens on. */
+    public String endpoint() {
+        return server.endpoint();
+    }
+
+    /** The nodes the admin service can reach; register each node of the process here. */
+    public NodeRegistry nodes() {
+        return nodes;
+    }
+
+    @Override
+    public void register(String groupId, PeerId self, RaftRequestHandler handler) {
+        handlers.register(groupId, self, handler);
+    }
+
+    @Override
+    public void unregister(String groupId, PeerId self) {
+        handlers.unregister(groupId, self);
+    }
+
+    @Override
+    public CompletableFuture<RequestVoteResponse> requestVote(PeerId target, RequestVoteRequest request, long timeoutMs) {
+        return call("RequestVote", RaftServiceGrpc.getRequestVoteMethod(), target, request, timeoutMs);
+    }
+
+    @Override
+    public CompletableFuture<AppendEntriesResponse> appendEntries(PeerId target, AppendEntriesRequest request, long timeoutMs) {
+        String what = "AppendEntries to " + target;
+        ChannelPool.Remote remote = admit(what, target, request, timeoutMs);
+        if (remote == null) {
+            return admissionFailure(what, target, request);
+        }
+        int size = request.getSerializedSize();
+        return remote.appendEntries().send(what, request, timeoutMs, () -> remote.inFlight().release(size));
+    }
+
+    @Override
+    public CompletableFuture<InstallSnapshotResponse> installSnapshot(PeerId target, InstallSnapshotRequest request, long timeoutMs) {
+        return call("InstallSnapshot", RaftServiceGrpc.getInstallSnapshotMethod(), target, request, timeoutMs);
+    }
+
+    @Override
+    public CompletableFuture<TimeoutNowResponse> timeoutNow(PeerId target, TimeoutNowRequest request, long timeoutMs) {
+        return call("TimeoutNow", RaftServiceGrpc.getTimeoutNowMethod(), target, request, timeoutMs);
+    }
+
+    @Override
+    public CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs) {
+        return call("ReadIndex", RaftServiceGrpc.getReadIndexMethod(), target, request, timeoutMs);
+    }
+
+    @Override
+    public void addConnectionListener(ConnectionListener listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removeConnectionListener(ConnectionListener listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * Stops the server and closes every channel. Calls still open fail with {@link Kind#CLOSED};
+     * nothing is reported to connection listeners (this is not a peer failure). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        listeners.silence();
+        handlers.clear();
+        channels.close();
+        server.close();
+        scheduler.shutdownNow();
+    }
+
+    /**
+     * Checks a call and reserves its bytes in the endpoint's in-flight budget; null if the call may
+     * not go out (then {@link #admissionFailure} says why).
+     */
+    private ChannelPool.Remote admit(String what, PeerId target, MessageLite request, long timeoutMs) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(request, "request");
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException(what + ": timeoutMs must be positive, got " + timeoutMs);
+        }
+        int size = request.getSerializedSize();
+        if (closed || size > options.maxMessageBytes()) {
+            return null;
+        }
+        ChannelPool.Remote remote = channels.get(target.endpoint());
+        if (remote == null || !remote.inFlight().tryAcquire(size)) {
+            return null;
+        }
+        return remote;
+    }
+
+    private <R> CompletableFuture<R> admissionFailure(String what, PeerId target, MessageLite request) {
+        int size = request.getSerializedSize();
+        TransportException e;
+        if (closed) {
+            e = new TransportException(Kind.CLOSED, what + ": transport is closed");
+        } else if (size > options.maxMessageBytes()) {
+            e = new TransportException(Kind.REJECTED, what + ": request of " + size + " bytes exceeds maxMessageBytes " + options.maxMessageBytes());
+        } else {
+            ChannelPool.Remote remote = channels.get(target.endpoint());
+            e = remote == null
+                    ? new TransportException(Kind.CLOSED, what + ": transport is closed")
+                    : new TransportException(Kind.REJECTED, what + ": " + remote.inFlight().used() + " bytes already in flight to "
+                    + target.endpoint() + " (limit " + remote.inFlight().limit() + ")");
+        }
+        return CompletableFuture.failedFuture(e);
+    }
+
+    private <Q extends MessageLite, R> CompletableFuture<R> call(String op, MethodDescriptor<Q, R> method, PeerId target,
+                                                                Q request, long timeoutMs) {
+        String what = op + " to " + target;
+        ChannelPool.Remote remote = admit(what, target, request, timeoutMs);
+        if (remote == null) {
+            return admissionFailure(what, target, request);
+        }
+        int size = request.getSerializedSize();
+        CompletableFuture<R> result = new CompletableFuture<>();
+        StreamObserver<R> observer = new StreamObserver<>() {
+            private R response;
+
+            @Override
+            public void onNext(R value) {
+                response = value;
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                remote.inFlight().release(size);
+                result.completeExceptionally(TransportErrors.of(what, t, closed));
+            }
+
+            @Override
+            public void onCompleted() {
+                remote.inFlight().release(size);
+                result.complete(response);
+            }
+        };
+        try {
+            ClientCalls.asyncUnaryCall(
+                    remote.channel().newCall(method, CallOptions.DEFAULT.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)),
+                    request, observer);
+        } catch (RuntimeException e) {
+            remote.inFlight().release(size);
+            result.completeExceptionally(TransportErrors.of(what, e, closed));
+        }
+        return result;
+    }
+
+    /** Configures and starts a transport; not thread-safe. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private RpcOptions options = RpcOptions.defaults();
+        private NodeRegistry nodes = new NodeRegistry();
+        private final List<BindableService> services = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Where the server listens; port 0 picks a free port (tests). Default 127.0.0.1:0. */
+        public Builder listen(String host, int port) {
+            if (host == null || host.isBlank()) {
+                throw new IllegalArgumentException("listen host must not be empty");
+            }
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("listen port " + port + " is outside 0..65535");
+            }
+            this.host = host;
+            this.port = port;
+            return this;
+        }
+
+        public Builder options(RpcOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** The registry the admin service looks nodes up in (default: a new, empty one). */
+        public Builder nodes(NodeRegistry nodes) {
+            this.nodes = Objects.requireNonNull(nodes, "nodes");
+            return this;
+        }
+
+        /** An application service (e.g. the counter) served on the same port; it runs on worker threads. */
+        public Builder addService(BindableService service) {
+            services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        /**
+         * Binds the port and starts serving.
+         *
+         * @throws java.io.UncheckedIOException if the port cannot be bound
+         */
+        public GrpcRaftTransport start() {
+            GrpcRaftTransport t = new GrpcRaftTransport(this);
+            try {
+                t.server.start();
+            } catch (RuntimeException e) {
+                t.close();
+                throw e;
+            }
+            return t;
+        }
+    }
+}

@@ -1,0 +1,274 @@
+package io.wheelraft.rpc;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.spi.RaftRequestHandler;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.InstallSnapshotRequest;
+import io.wheelraft.proto.InstallSnapshotResponse;
+import io.wheelraft.proto.ReadIndexRequest;
+import io.wheelraft.proto.ReadIndexResponse;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
+import io.wheelraft.rpc.proto.AppendEntriesFrame;
+import io.wheelraft.rpc.proto.AppendEntriesResult;
+import io.wheelraft.rpc.proto.RaftServiceGrpc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiFunction;
+
+/**
+ * The server side of {@code RaftService}: checks each request, routes it by
+ * {@code (group_id, peer_id)} to the registered node and relays the node's answer.
+ *
+ * <p>Runs on the connection's I/O thread (the server uses a direct executor for this service):
+ * handlers only post to their node and return, so this never blocks, and the frames of one
+ * replication stream reach their handlers in the order they were sent. (Separate unary calls
+ * carry no such promise: HTTP/2 may deliver them in any order, which is why the transport
+ * pipelines AppendEntries on {@code AppendEntriesStream}.) Answers are written from whichever
+ * thread completes the handler's future.
+ *
+ * <p>Unknown group or peer: NOT_FOUND; missing or malformed ids, or a handler reporting a
+ * malformed request: INVALID_ARGUMENT; over the in-flight byte budget: RESOURCE_EXHAUSTED. None of
+ * these is logged above debug, so a misdirected or hostile client cannot flood the log.
+ */
+final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RaftServiceImpl.class);
+
+    private final HandlerRegistry handlers;
+    private final InboundConnectionTracker connections;
+    private final InFlightBytes inFlight;
+
+    RaftServiceImpl(HandlerRegistry handlers, InboundConnectionTracker connections, InFlightBytes inFlight) {
+        this.handlers = handlers;
+        this.connections = connections;
+        this.inFlight = inFlight;
+    }
+
+    @Override
+    public void requestVote(RequestVoteRequest request, StreamObserver<RequestVoteResponse> out) {
+        dispatch("RequestVote", request.getGroupId(), request.getPeerId(), request.getServerId(),
+                request, request.getSerializedSize(), out, RaftRequestHandler::handleRequestVote);
+    }
+
+    @Override
+    public void appendEntries(AppendEntriesRequest request, StreamObserver<AppendEntriesResponse> out) {
+        dispatch("AppendEntries", request.getGroupId(), request.getPeerId(), request.getServerId(),
+                request, request.getSerializedSize(), out, RaftRequestHandler::handleAppendEntries);
+    }
+
+    @Override
+    public void installSnapshot(InstallSnapshotRequest request, StreamObserver<InstallSnapshotResponse> out) {
+        dispatch("InstallSnapshot", request.getGroupId(), request.getPeerId(), request.getServerId(),
+                request, request.getSerializedSize(), out, RaftRequestHandler::handleInstallSnapshot);
+    }
+
+    @Override
+    public void timeoutNow(TimeoutNowRequest request, StreamObserver<TimeoutNowResponse> out) {
+        dispatch("TimeoutNow", request.getGroupId(), request.getPeerId(), request.getServerId(),
+                request, request.getSerializedSize(), out, RaftRequestHandler::handleTimeoutNow);
+    }
+
+    @Override
+    public void readIndex(ReadIndexRequest request, StreamObserver<ReadIndexResponse> out) {
+        dispatch("ReadIndex", request.getGroupId(), request.getPeerId(), request.getServerId(),
+                request, request.getSerializedSize(), out, RaftRequestHandler::handleReadIndex);
+    }
+
+    @Override
+    public StreamObserver<AppendEntriesFrame> appendEntriesStream(StreamObserver<AppendEntriesResult> out) {
+        return new AppendEntriesStreamHandler(out);
+    }
+
+    private <Q, R> void dispatch(String op, String groupId, String peerId, String senderId, Q request, int size,
+                                 StreamObserver<R> out, BiFunction<RaftRequestHandler, Q, CompletableFuture<R>> call) {
+        if (out instanceof ServerCallStreamObserver<R> serverObserver) {
+            // A caller that gave up (deadline) must not turn our late answer into an exception.
+            serverObserver.setOnCancelHandler(() -> { });
+        }
+        route(op, groupId, peerId, senderId, request, size, call).whenComplete((response, error) -> {
+            if (error != null) {
+                reject(out, statusOf(error));
+                return;
+            }
+            try {
+                out.onNext(response);
+                out.onCompleted();
+            } catch (RuntimeException e) {
+                LOG.debug("{} answer for group {} peer {} could not be sent: {}", op, groupId, peerId, e.toString());
+            }
+        });
+    }
+
+    /**
+     * Checks a request and hands it to its node. The future fails with a {@link StatusRuntimeException}
+     * for a request refused here, or with the handler's own error.
+     */
+    private <Q, R> CompletableFuture<R> route(String op, String groupId, String peerId, String senderId, Q request, int size,
+                                              BiFunction<RaftRequestHandler, Q, CompletableFuture<R>> call) {
+        String problem = checkIds(groupId, peerId, senderId);
+        if (problem != null) {
+            return refused(Status.INVALID_ARGUMENT.withDescription(op + ": " + problem));
+        }
+        RaftRequestHandler handler = handlers.find(groupId, peerId);
+        if (handler == null) {
+            return refused(Status.NOT_FOUND.withDescription(op + ": no node for group '" + groupId + "' peer '" + peerId + "' here"));
+        }
+        connections.noteSender(senderId);
+        if (!inFlight.tryAcquire(size)) {
+            return refused(Status.RESOURCE_EXHAUSTED.withDescription(op + ": " + inFlight.used()
+                    + " bytes of requests already in flight on this server (limit " + inFlight.limit() + "); retry later"));
+        }
+        CompletableFuture<R> answer;
+        try {
+            answer = call.apply(handler, request);
+            if (answer == null) {
+                throw new IllegalStateException("handler returned no future");
+            }
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.handle((response, error) -> {
+            inFlight.release(size);
+            if (error == null && response == null) {
+                error = new IllegalStateException("handler completed with no response");
+            }
+            if (error != null) {
+                throw new CompletionException(handlerFailure(op, groupId, peerId, error));
+            }
+            return response;
+        });
+    }
+
+    /** Serves one replication stream: frames are routed in arrival order; answers go back as they complete. */
+    private final class AppendEntriesStreamHandler implements StreamObserver<AppendEntriesFrame> {
+        private final StreamObserver<AppendEntriesResult> out;
+        private boolean finished;
+
+        AppendEntriesStreamHandler(StreamObserver<AppendEntriesResult> out) {
+            this.out = out;
+            if (out instanceof ServerCallStreamObserver<AppendEntriesResult> s) {
+                s.setOnCancelHandler(() -> { });
+            }
+        }
+
+        @Override
+        public void onNext(AppendEntriesFrame frame) {
+            long callId = frame.getCallId();
+            AppendEntriesRequest request = frame.getRequest();
+            route("AppendEntries", request.getGroupId(), request.getPeerId(), request.getServerId(), request,
+                    request.getSerializedSize(), RaftRequestHandler::handleAppendEntries)
+                    .whenComplete((response, error) -> {
+                        AppendEntriesResult.Builder r = AppendEntriesResult.newBuilder().setCallId(callId);
+                        if (error != null) {
+                            Status status = statusOf(error);
+                            r.setErrorCode(status.getCode().value()).setErrorMessage(String.valueOf(status.getDescription()));
+                        } else {
+                            r.setResponse(response);
+                        }
+                        send(r.build());
+                    });
+        }
+
+        private synchronized void send(AppendEntriesResult result) {
+            if (finished) {
+                return;
+            }
+            try {
+                out.onNext(result);
+            } catch (RuntimeException e) {
+                finished = true;
+                LOG.debug("replication stream answer could not be sent: {}", e.toString());
+            }
+        }
+
+        @Override
+        public synchronized void onError(Throwable t) {
+            // The sender went away or reset the stream; connection loss is reported by the tracker.
+            finished = true;
+        }
+
+        @Override
+        public synchronized void onCompleted() {
+            if (!finished) {
+                finished = true;
+                try {
+                    out.onCompleted();
+                } catch (RuntimeException e) {
+                    LOG.debug("replication stream could not be closed: {}", e.toString());
+                }
+            }
+        }
+    }
+
+    private static <R> CompletableFuture<R> refused(Status status) {
+        LOG.debug("refusing request: {}", status);
+        return CompletableFuture.failedFuture(status.asRuntimeException());
+    }
+
+    private String checkIds(String groupId, String peerId, String senderId) {
+        if (groupId.isEmpty()) {
+            return "group_id is empty";
+        }
+        if (peerId.isEmpty()) {
+            return "peer_id (the addressee) is empty";
+        }
+        if (senderId.isEmpty()) {
+            return "server_id (the sender) is empty";
+        }
+        if (!connections.knowsSender(senderId)) {
+            try {
+                PeerId.parse(senderId);
+            } catch (IllegalArgumentException e) {
+                return "server_id is not a peer id: " + e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    /** The gRPC status a failed route ends with. */
+    private static Status statusOf(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof StatusRuntimeException e) {
+            return e.getStatus();
+        }
+        return Status.INTERNAL.withDescription(String.valueOf(cause));
+    }
+
+    private static StatusRuntimeException handlerFailure(String op, String groupId, String peerId, Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof IllegalArgumentException) {
+            return Status.INVALID_ARGUMENT.withDescription(op + " rejected by group '" + groupId + "' peer '" + peerId + "': "
+                    + cause.getMessage()).asRuntimeException();
+        }
+        LOG.warn("{} handler of group {} peer {} failed", op, groupId, peerId, cause);
+        return Status.INTERNAL.withDescription(op + " failed in group '" + groupId + "' peer '" + peerId + "': " + cause).asRuntimeException();
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    private static void reject(StreamObserver<?> out, Status status) {
+        try {
+            out.onError(status.asRuntimeException());
+        } catch (RuntimeException e) {
+            LOG.debug("rejection could not be sent: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.wheelraft.rpc;
+
+/**
+ * Limits and timings of the gRPC transport, shared by its server and its channels. Immutable;
+ * build with {@link #builder()}. Every setter rejects a value out of range with a message naming it.
+ *
+ * <p>Without {@link Builder#tls(TlsConfig) TLS} the port carries Raft traffic, client commands
+ * and admin operations in plain text and unauthenticated: it must not be reachable from outside
+ * the cluster's own network.
+ */
+public final class RpcOptions {
+
+    private final int maxMessageBytes;
+    private final long maxInboundInFlightBytes;
+    private final long maxOutboundInFlightBytesPerEndpoint;
+    private final long reconnectBackoffMinMs;
+    private final long reconnectBackoffMaxMs;
+    private final long keepAliveTimeMs;
+    private final long keepAliveTimeoutMs;
+    private final int serverWorkerThreads;
+    private final TlsConfig tls;
+
+    private RpcOptions(Builder b) {
+        this.maxMessageBytes = b.maxMessageBytes;
+        this.maxInboundInFlightBytes = b.maxInboundInFlightBytes;
+        this.maxOutboundInFlightBytesPerEndpoint = b.maxOutboundInFlightBytesPerEndpoint;
+        this.reconnectBackoffMinMs = b.reconnectBackoffMinMs;
+        this.reconnectBackoffMaxMs = b.reconnectBackoffMaxMs;
+        this.keepAliveTimeMs = b.keepAliveTimeMs;
+        this.keepAliveTimeoutMs = b.keepAliveTimeoutMs;
+        this.serverWorkerThreads = b.serverWorkerThreads;
+        this.tls = b.tls;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static RpcOptions defaults() {
+        return builder().build();
+    }
+
+    /** Largest message accepted or sent, in bytes; larger ones get RESOURCE_EXHAUSTED. */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    /** Bytes of requests handed to this process's nodes and not yet answered; beyond it RESOURCE_EXHAUSTED. */
+    public long maxInboundInFlightBytes() {
+        return maxInboundInFlightBytes;
+    }
+
+    /** Bytes of requests sent to one endpoint and not yet answered; beyond it calls fail at once (REJECTED). */
+    public long maxOutboundInFlightBytesPerEndpoint() {
+        return maxOutboundInFlightBytesPerEndpoint;
+    }
+
+    /** First delay before reconnecting to an endpoint that failed; doubles per failure. */
+    public long reconnectBackoffMinMs() {
+        return reconnectBackoffMinMs;
+    }
+
+    /** Longest delay between reconnect attempts. */
+    public long reconnectBackoffMaxMs() {
+        return reconnectBackoffMaxMs;
+    }
+
+    /** HTTP/2 ping interval on idle connections: finds peers whose host (not just process) vanished. */
+    public long keepAliveTimeMs() {
+        return keepAliveTimeMs;
+    }
+
+    public long keepAliveTimeoutMs() {
+        return keepAliveTimeoutMs;
+    }
+
+    /** Threads serving application services (admin, counter); Raft traffic runs on the I/O threads. */
+    public int serverWorkerThreads() {
+        return serverWorkerThreads;
+    }
+
+    /** TLS settings, or null for plain text. */
+    public TlsConfig tls() {
+        return tls;
+    }
+
+    /** Collects options; not thread-safe. */
+    public static final class Builder {
+        private int maxMessageBytes = 16 * 1024 * 1024;
+        private long maxInboundInFlightBytes = 256L * 1024 * 1024;
+        private long maxOutboundInFlightBytesPerEndpoint = 64L * 1024 * 1024;
+        private long reconnectBackoffMinMs = 50;
+        private long reconnectBackoffMaxMs = 1000;
+        private long keepAliveTimeMs = 10_000;
+        private long keepAliveTimeoutMs = 5_000;
+        private int serverWorkerThreads = 4;
+        private TlsConfig tls;
+
+        private Builder() {
+        }
+
+        public Builder maxMessageBytes(int bytes) {
+            this.maxMessageBytes = (int) positive("maxMessageBytes", bytes);
+            return this;
+        }
+
+        public Builder maxInboundInFlightBytes(long bytes) {
+            this.maxInboundInFlightBytes = positive("maxInboundInFlightBytes", bytes);
+            return this;
+        }
+
+        public Builder maxOutboundInFlightBytesPerEndpoint(long bytes) {
+            this.maxOutboundInFlightBytesPerEndpoint = positive("maxOutboundInFlightBytesPerEndpoint", bytes);
+            return this;
+        }
+
+        public Builder reconnectBackoff(long minMs, long maxMs) {
+            positive("reconnect backoff minimum (ms)", minMs);
+            positive("reconnect backoff maximum (ms)", maxMs);
+            if (maxMs < minMs) {
+                throw new IllegalArgumentException("reconnect backoff maximum " + maxMs + " ms is below its minimum " + minMs + " ms");
+            }
+            this.reconnectBackoffMinMs = minMs;
+            this.reconnectBackoffMaxMs = maxMs;
+            return this;
+        }
+
+        public Builder keepAlive(long timeMs, long timeoutMs) {
+            this.keepAliveTimeMs = positive("keepAliveTimeMs", timeMs);
+            this.keepAliveTimeoutMs = positive("keepAliveTimeoutMs", timeoutMs);
+            return this;
+        }
+
+        public Builder serverWorkerThreads(int threads) {
+            this.serverWorkerThreads = (int) positive("serverWorkerThreads", threads);
+            return this;
+        }
+
+        /** Turns on TLS (mutual, if the config says so); null means plain text. */
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        public RpcOptions build() {
+            return new RpcOptions(this);
+        }
+
+        private static long positive(String name, long value) {
+            if (value <= 0) {
+                throw new IllegalArgumentException(name + " must be positive, got " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.wheelraft.rpc;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.AdminResult;
+import io.wheelraft.proto.NodeStatusResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AdminServiceTest {
+
+    private static final long TIMEOUT = 10_000;
+
+    private GrpcRaftTransport server;
+    private AdminClient admin;
+    private FakeNode node;
+    private PeerId self;
+
+    @BeforeEach
+    void start() {
+        server = GrpcRaftTransport.builder().start();
+        self = PeerId.parse(server.endpoint());
+        node = new FakeNode("counter", self, self, Configuration.parse(self + ",127.0.0.1:2,127.0.0.1:3"));
+        server.nodes().register(node);
+        admin = new AdminClient(server.endpoint(), RpcOptions.defaults());
+    }
+
+    @AfterEach
+    void stop() {
+        admin.close();
+        server.close();
+    }
+
+    @Test
+    void statusDescribesTheNode() {
+        NodeStatusResponse s = admin.status("counter", "", TIMEOUT);
+        assertTrue(s.getResult().getSuccess());
+        assertEquals("leader", s.getRole());
+        assertEquals(4, s.getTerm());
+        assertEquals(self.toString(), s.getLeader());
+        assertEquals(10, s.getCommitIndex());
+        assertEquals(12, s.getLastLogIndex());
+        assertEquals(3, s.getConfiguration().getPeersCount());
+        assertEquals(11L, s.getFollowerMatchIndexMap().get("127.0.0.1:2"));
+    }
+
+    @Test
+    void membershipOperationsReachTheNode() {
+        assertTrue(admin.addPeer("counter", self.toString(), "127.0.0.1:4", TIMEOUT).getSuccess());
+        assertTrue(admin.removePeer("counter", "", "127.0.0.1:3", TIMEOUT).getSuccess());
+        assertTrue(admin.addLearners("counter", "", List.of("127.0.0.1:5"), TIMEOUT).getSuccess());
+        assertTrue(admin.removeLearners("counter", "", List.of("127.0.0.1:5"), TIMEOUT).getSuccess());
+        assertTrue(admin.changePeers("counter", "", List.of(self.toString(), "127.0.0.1:2"), List.of(), TIMEOUT).getSuccess());
+        assertTrue(admin.transferLeader("counter", "", "127.0.0.1:2", TIMEOUT).getSuccess());
+        assertEquals(List.of("addPeer 127.0.0.1:4", "removePeer 127.0.0.1:3", "addLearners [127.0.0.1:5]",
+                "removeLearners [127.0.0.1:5]", "changePeers 127.0.0.1:2," + self, "transferLeadershipTo 127.0.0.1:2"), node.operations);
+    }
+
+    @Test
+    void failureOfTheOperationComesBackWithCodeAndLeaderHint() {
+        node.leader = PeerId.parse("127.0.0.1:2");
+        AdminResult r = admin.addPeer("counter", "", "127.0.0.1:4", TIMEOUT);
+        assertFalse(r.getSuccess());
+        assertEquals("NOT_LEADER", r.getError());
+        assertEquals("127.0.0.1:2", r.getLeaderHint());
+        AdminResult snapshot = admin.snapshot("counter", "", TIMEOUT);
+        assertEquals("BUSY", snapshot.getError());
+        assertTrue(snapshot.getMessage().contains("already"), snapshot.getMessage());
+    }
+
+    @Test
+    void unknownGroupIsNotFound() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> admin.status("no-such-group", "", TIMEOUT));
+        assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("no-such-group"));
+    }
+
+    @Test
+    void malformedPeerIsInvalidArgumentNamingIt() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> admin.addPeer("counter", "", "not-a-peer", TIMEOUT));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("not-a-peer"), e.getStatus().getDescription());
+        assertTrue(node.operations.isEmpty());
+    }
+
+    @Test
+    void ambiguousNodeSelectionIsInvalidArgument() {
+        PeerId second = new PeerId(self.host(), self.port(), 1);
+        server.nodes().register(new FakeNode("counter", second, second, Configuration.parse(second.toString())));
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> admin.status("counter", "", TIMEOUT));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        assertEquals("leader", admin.status("counter", second.toString(), TIMEOUT).getRole());
+    }
+}

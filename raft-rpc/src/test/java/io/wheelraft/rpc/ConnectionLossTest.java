@@ -1,0 +1,140 @@
+package io.wheelraft.rpc;
+
+import io.wheelraft.core.PeerId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static io.wheelraft.rpc.Requests.GROUP;
+import static io.wheelraft.rpc.Requests.answer;
+import static io.wheelraft.rpc.Requests.append;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConnectionLossTest {
+
+    private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    private GrpcRaftTransport startTransport() {
+        GrpcRaftTransport t = GrpcRaftTransport.builder().listen("127.0.0.1", 0).start();
+        toClose.add(t);
+        return t;
+    }
+
+    /** Records endpoints reported lost, and counts down once the expected one is. */
+    private static final class LostRecorder {
+        final List<String> lost = new CopyOnWriteArrayList<>();
+        final CountDownLatch latch = new CountDownLatch(1);
+        final String expected;
+
+        LostRecorder(String expected) {
+            this.expected = expected;
+        }
+
+        void onLost(String endpoint) {
+            lost.add(endpoint);
+            if (endpoint.equals(expected)) {
+                latch.countDown();
+            }
+        }
+
+        boolean awaitReport() throws InterruptedException {
+            return latch.await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void followerLearnsAtOnceThatItsLeadersServerWentAway() throws Exception {
+        GrpcRaftTransport leader = startTransport();
+        GrpcRaftTransport follower = startTransport();
+        PeerId leaderId = Requests.peerAt(leader);
+        PeerId followerId = Requests.peerAt(follower);
+        follower.register(GROUP, followerId, new FakeHandler());
+        LostRecorder onFollower = new LostRecorder(leader.endpoint());
+        follower.addConnectionListener(onFollower::onLost);
+        LostRecorder onLeader = new LostRecorder("none");
+        leader.addConnectionListener(onLeader::onLost);
+
+        answer(leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 5000));
+        leader.close(); // closes its connections without a word to the follower, as a killed process would
+
+        assertTrue(onFollower.awaitReport(), "follower was not told the leader's connection broke: " + onFollower.lost);
+        assertTrue(onLeader.lost.isEmpty(), "closing a transport must not report its own peers lost: " + onLeader.lost);
+    }
+
+    @Test
+    void leaderLearnsThatAFollowerWentAway() throws Exception {
+        GrpcRaftTransport leader = startTransport();
+        GrpcRaftTransport follower = startTransport();
+        PeerId leaderId = Requests.peerAt(leader);
+        PeerId followerId = Requests.peerAt(follower);
+        follower.register(GROUP, followerId, new FakeHandler());
+        LostRecorder onLeader = new LostRecorder(follower.endpoint());
+        leader.addConnectionListener(onLeader::onLost);
+
+        answer(leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 5000));
+        follower.close();
+
+        assertTrue(onLeader.awaitReport(), "leader was not told the follower's connection broke: " + onLeader.lost);
+    }
+
+    @Test
+    void healthyTrafficReportsNothing() throws Exception {
+        GrpcRaftTransport leader = startTransport();
+        GrpcRaftTransport follower = startTransport();
+        PeerId leaderId = Requests.peerAt(leader);
+        PeerId followerId = Requests.peerAt(follower);
+        follower.register(GROUP, followerId, new FakeHandler());
+        LostRecorder onFollower = new LostRecorder("none");
+        LostRecorder onLeader = new LostRecorder("none");
+        follower.addConnectionListener(onFollower::onLost);
+        leader.addConnectionListener(onLeader::onLost);
+        for (int i = 1; i <= 200; i++) {
+            answer(leader.appendEntries(followerId, append(leaderId, followerId, i, 1, 16), 5000));
+        }
+        assertEquals(List.of(), onFollower.lost);
+        assertEquals(List.of(), onLeader.lost);
+    }
+
+    @Test
+    void followerLearnsAtOnceThatItsLeadersProcessWasKilled() throws Exception {
+        GrpcRaftTransport follower = startTransport();
+        PeerId followerId = Requests.peerAt(follower);
+        FakeHandler handler = new FakeHandler();
+        follower.register(GROUP, followerId, handler);
+
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                PeerProcessMain.class.getName(), follower.endpoint())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        toClose.add(child::destroyForcibly);
+        String childEndpoint;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line = out.readLine();
+            assertTrue(line != null && line.startsWith("REPLICATING "), "child said: " + line);
+            childEndpoint = line.substring("REPLICATING ".length());
+            LostRecorder onFollower = new LostRecorder(childEndpoint);
+            follower.addConnectionListener(onFollower::onLost);
+
+            child.destroyForcibly(); // SIGKILL: no shutdown hook, no GOAWAY; the kernel closes the socket
+            assertTrue(onFollower.awaitReport(), "follower was not told its leader died: " + onFollower.lost);
+        }
+        assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+    }
+}
