@@ -49,6 +49,7 @@ public final class RaftCore {
     private long leaderConnectionLostMs = -1;
     private VoteTally tally;
     private Replication replication;
+    private MembershipChanger changer;
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final java.util.ArrayDeque<PendingRead> pendingReads = new java.util.ArrayDeque<>();
     /** Reads that arrived before this leader committed an entry of its own term. */
@@ -130,6 +131,7 @@ public final class RaftCore {
     public void onHeartbeatTimeout(long nowMs) {
         if (role == Role.LEADER) {
             replication.heartbeatAll(commitIndex, nowMs);
+            changer.advance(nowMs); // also enforces the catch-up deadline
         }
     }
 
@@ -302,6 +304,16 @@ public final class RaftCore {
         }
         tally = null;
         replication = null;
+        if (changer != null) {
+            MembershipChanger c = changer;
+            changer = null;
+            c.abandon();
+        }
+        if (changeAwaitingTermCommit != null) {
+            Object h = changeAwaitingTermCommit.handle();
+            changeAwaitingTermCommit = null;
+            effects.membershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader));
+        }
         failReads();
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
@@ -319,6 +331,7 @@ public final class RaftCore {
         tally = null;
         setRole(Role.LEADER, self);
         replication = new Replication(config, log, effects, term, memberships.current(), nowMs);
+        changer = new MembershipChanger(new ChangerView(), 10L * config.electionTimeoutMs());
         LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
         // holds no membership yet, record it, so that peers joining later learn it from the log.
@@ -329,6 +342,9 @@ public final class RaftCore {
             first.setType(EntryType.ENTRY_TYPE_NO_OP);
         }
         appendAsLeader(List.of(first.build()), nowMs);
+        if (memberships.current().isJoint()) {
+            changer.resumeJoint(memberships.current(), nowMs);
+        }
     }
 
     private void setRole(Role newRole, PeerId newLeader) {
@@ -396,7 +412,7 @@ public final class RaftCore {
                     memberships.truncateAfter(firstNew - 1);
                 }
                 effects.persistEntries(work.truncateAfter(), work.entries());
-                trackConfigurations(work.entries());
+                trackConfigurations(work.entries(), nowMs);
             }
         }
         long lastNew = prev + entries.size();
@@ -418,7 +434,7 @@ public final class RaftCore {
         return new AppendResult(resp, 0);
     }
 
-    private void trackConfigurations(List<LogEntry> entries) {
+    private void trackConfigurations(List<LogEntry> entries, long nowMs) {
         boolean changed = false;
         for (LogEntry e : entries) {
             if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
@@ -427,15 +443,15 @@ public final class RaftCore {
             }
         }
         if (changed) {
-            onMembershipChanged();
+            onMembershipChanged(nowMs);
         }
     }
 
-    private void onMembershipChanged() {
+    private void onMembershipChanged(long nowMs) {
         Membership m = memberships.current();
         effects.membershipChanged(m);
         if (role == Role.LEADER) {
-            replication.updateMembers(m, 0);
+            replication.updateMembers(m, nowMs);
         } else if (role != Role.CANDIDATE) {
             setRole(followerRole(), leader);
         }
@@ -466,7 +482,7 @@ public final class RaftCore {
     private void appendAsLeader(List<LogEntry> entries, long nowMs) {
         log.append(entries);
         effects.persistEntries(-1, entries);
-        trackConfigurations(entries);
+        trackConfigurations(entries, nowMs);
         replication.replicateAll(commitIndex);
     }
 
@@ -483,6 +499,9 @@ public final class RaftCore {
         }
         if (req.getHeartbeat() && !pendingReads.isEmpty()) {
             confirmReads();
+        }
+        if (role == Role.LEADER && changer.inProgress()) {
+            changer.advance(nowMs);
         }
     }
 
@@ -510,11 +529,89 @@ public final class RaftCore {
         if (quorumIndex > commitIndex && log.term(quorumIndex) == term) {
             commitIndex = quorumIndex;
             reportCommit();
-            if (!readsAwaitingTermCommit.isEmpty()) {
+            if (changer != null && changer.inProgress()) {
+                changer.advance(nowMs);
+            }
+            if (role == Role.LEADER && changeAwaitingTermCommit != null) {
+                HeldChange held = changeAwaitingTermCommit;
+                changeAwaitingTermCommit = null;
+                changer.start(held.target(), held.handle(), nowMs);
+            }
+            if (role == Role.LEADER && !readsAwaitingTermCommit.isEmpty()) {
                 List<Object> waiting = new ArrayList<>(readsAwaitingTermCommit);
                 readsAwaitingTermCommit.clear();
                 startRead(waiting, nowMs);
             }
+        }
+    }
+
+    // ---------------------------------------------------------------- membership changes
+
+    /**
+     * Changes the voting members and learners to {@code target} by joint consensus; the outcome
+     * goes to {@link RaftEffects#membershipChangeDone} with {@code handle}.
+     */
+    public void changeMembership(io.wheelraft.core.Configuration target, Object handle, long nowMs) {
+        if (role != Role.LEADER) {
+            effects.membershipChangeDone(handle, io.wheelraft.core.Status.notLeader(leader));
+        } else if (log.term(commitIndex) != term) {
+            // A new leader may not change membership before it commits in its own term (a change
+            // built on an uncommitted configuration could overlap another leader's). Hold it.
+            if (changeAwaitingTermCommit != null || changer.inProgress()) {
+                effects.membershipChangeDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
+                        "a membership change is already in progress"));
+            } else {
+                changeAwaitingTermCommit = new HeldChange(target, handle);
+            }
+        } else {
+            changer.start(target, handle, nowMs);
+        }
+    }
+
+    private record HeldChange(io.wheelraft.core.Configuration target, Object handle) {
+    }
+
+    private HeldChange changeAwaitingTermCommit;
+
+    /** The changer's view of this leader. */
+    private final class ChangerView implements MembershipChanger.Leader {
+        @Override
+        public long appendConfiguration(io.wheelraft.proto.ConfigurationEntry entry, long nowMs) {
+            long index = log.lastIndex() + 1;
+            appendAsLeader(List.of(LogEntry.newBuilder().setTerm(term).setIndex(index)
+                    .setType(EntryType.ENTRY_TYPE_CONFIGURATION).setConfiguration(entry).build()), nowMs);
+            return index;
+        }
+
+        @Override
+        public long match(PeerId peer) {
+            return replication.match(peer);
+        }
+
+        @Override
+        public long commitIndex() {
+            return commitIndex;
+        }
+
+        @Override
+        public Membership membership() {
+            return memberships.current();
+        }
+
+        @Override
+        public PeerId self() {
+            return self;
+        }
+
+        @Override
+        public void stepDown(long nowMs) {
+            LOG.info("{} is not in the new configuration; stepping down", self);
+            becomeFollower(term, null, nowMs);
+        }
+
+        @Override
+        public void changeDone(Object handle, io.wheelraft.core.Status status) {
+            effects.membershipChangeDone(handle, status);
         }
     }
 

@@ -53,6 +53,9 @@ public interface RaftEffects {
     /** Leadership is confirmed for these reads: they may run once {@code readIndex} is applied. */
     void readsConfirmed(List<Object> handles, long readIndex);
 
+    /** A membership change started with {@code handle} ended with {@code status}. */
+    void membershipChangeDone(Object handle, io.wheelraft.core.Status status);
+
     /** These reads cannot be served here; {@code leaderHint} is the leader if known. */
     void readsFailed(List<Object> handles, PeerId leaderHint);
 }

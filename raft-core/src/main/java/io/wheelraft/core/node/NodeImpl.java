@@ -279,27 +279,74 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public void addPeer(PeerId peer, Closure done) {
-        complete(done, notYet("addPeer"));
+        Objects.requireNonNull(peer, "peer");
+        changeFrom(current -> {
+            java.util.Set<PeerId> peers = new java.util.TreeSet<>(current.peers());
+            peers.add(peer);
+            java.util.Set<PeerId> learners = new java.util.TreeSet<>(current.learners());
+            learners.remove(peer);
+            return new Configuration(peers, learners);
+        }, done);
     }
 
     @Override
     public void removePeer(PeerId peer, Closure done) {
-        complete(done, notYet("removePeer"));
+        Objects.requireNonNull(peer, "peer");
+        changeFrom(current -> {
+            java.util.Set<PeerId> peers = new java.util.TreeSet<>(current.peers());
+            peers.remove(peer);
+            return new Configuration(peers, current.learners());
+        }, done);
     }
 
     @Override
     public void changePeers(Configuration newConfiguration, Closure done) {
-        complete(done, notYet("changePeers"));
+        Objects.requireNonNull(newConfiguration, "newConfiguration");
+        changeFrom(current -> newConfiguration, done);
     }
 
     @Override
     public void addLearners(List<PeerId> learners, Closure done) {
-        complete(done, notYet("addLearners"));
+        Objects.requireNonNull(learners, "learners");
+        changeFrom(current -> {
+            java.util.Set<PeerId> l = new java.util.TreeSet<>(current.learners());
+            for (PeerId p : learners) {
+                if (current.peers().contains(p)) {
+                    throw new IllegalArgumentException(p + " is a voter; remove it first to make it a learner");
+                }
+                l.add(p);
+            }
+            return new Configuration(current.peers(), l);
+        }, done);
     }
 
     @Override
     public void removeLearners(List<PeerId> learners, Closure done) {
-        complete(done, notYet("removeLearners"));
+        Objects.requireNonNull(learners, "learners");
+        changeFrom(current -> {
+            java.util.Set<PeerId> l = new java.util.TreeSet<>(current.learners());
+            l.removeAll(learners);
+            return new Configuration(current.peers(), l);
+        }, done);
+    }
+
+    /** Computes the target from the configuration in effect (on the lane) and starts the change. */
+    private void changeFrom(java.util.function.UnaryOperator<Configuration> targetOf, Closure done) {
+        Closure callback = done != null ? done : s -> { };
+        lane.execute(() -> {
+            if (halted) {
+                callback.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
+                return;
+            }
+            Configuration target;
+            try {
+                target = targetOf.apply(core.membership().current());
+            } catch (IllegalArgumentException e) {
+                callback.run(Status.error(RaftError.INVALID_ARGUMENT, e.getMessage()));
+                return;
+            }
+            core.changeMembership(target, callback, now());
+        });
     }
 
     @Override
@@ -577,6 +624,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
+        }
+
+        @Override
+        public void membershipChangeDone(Object handle, Status status) {
+            ((Closure) handle).run(status);
         }
 
         @Override

@@ -38,6 +38,7 @@ public final class SimCluster {
     private final List<PeerId> peers = new ArrayList<>();
     private final IntFunction<StateMachine> stateMachines;
     private final Consumer<NodeOptions> tuning;
+    private final int initialVoters;
     private final List<Member> members = new ArrayList<>();
     private final Map<Long, PeerId> leaderOfTerm = new HashMap<>();
     private int restarts;
@@ -57,9 +58,21 @@ public final class SimCluster {
      * @param tuning        adjusts each member's options (election timeout, ...) before start
      */
     public SimCluster(long seed, int size, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
+        this(seed, size, size, stateMachines, tuning);
+    }
+
+    /**
+     * A cluster whose first {@code initialVoters} members form the group; the others start empty
+     * (as joining nodes do) until a membership change adds them.
+     */
+    public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
+        if (initialVoters < 1 || initialVoters > size) {
+            throw new IllegalArgumentException("initialVoters must be in 1.." + size + ", was " + initialVoters);
+        }
+        this.initialVoters = initialVoters;
         this.seed = seed;
         this.random = new Random(seed);
         this.runtime = new SimRuntime(random.nextLong());
@@ -80,7 +93,7 @@ public final class SimCluster {
         PeerId id = peers.get(i);
         m.stateMachine = stateMachines.apply(i);
         NodeOptions o = new NodeOptions()
-                .initialConfiguration(new Configuration(peers))
+                .initialConfiguration(i < initialVoters ? new Configuration(peers.subList(0, initialVoters)) : Configuration.empty())
                 .stateMachine(m.stateMachine)
                 .logStorage(m.log)
                 .metaStorage(m.meta)

@@ -31,14 +31,24 @@ class RandomFaultSimulationTest {
 
     @Test
     void everySeedStaysSafeLinearizableAndLive() {
+        runSeeds(500, false);
+    }
+
+    /** Joint-consensus changes (adds, removes, the leader included) interleaved with the same faults. */
+    @Test
+    void membershipChangesUnderFaultsStaySafeLinearizableAndLive() {
+        runSeeds(200, true);
+    }
+
+    private static void runSeeds(int defaultSeeds, boolean churn) {
         String one = System.getProperty("wheelraft.sim.seed");
-        int seeds = Integer.getInteger("wheelraft.sim.seeds", 500);
+        int seeds = Integer.getInteger("wheelraft.sim.seeds", defaultSeeds);
         List<String> failures = new ArrayList<>();
         long first = one != null ? Long.parseLong(one) : 1;
         long last = one != null ? first : first + seeds - 1;
         for (long seed = first; seed <= last; seed++) {
             try {
-                runSeed(seed);
+                runSeed(seed, churn);
             } catch (AssertionError | RuntimeException e) {
                 failures.add("seed " + seed + ": " + e.getMessage() + " (replay with -Dwheelraft.sim.seed=" + seed + ")");
                 if (failures.size() >= 5) {
@@ -51,16 +61,21 @@ class RandomFaultSimulationTest {
         }
     }
 
-    static void runSeed(long seed) {
-        int size = seed % 2 == 0 ? 3 : 5;
+    static void runSeed(long seed, boolean churn) {
+        int size = churn ? 5 : seed % 2 == 0 ? 3 : 5;
         CommittedLog committed = new CommittedLog("seed " + seed);
-        SimCluster c = new SimCluster(seed, size, i -> new CounterFsm(i, committed), o -> o.electionTimeoutMs(ELECTION_TIMEOUT_MS));
+        SimCluster c = new SimCluster(seed, size, churn ? 3 : size, i -> new CounterFsm(i, committed),
+                o -> o.electionTimeoutMs(ELECTION_TIMEOUT_MS));
         Random r = new Random(c.random().nextLong());
         CounterWorkload load = new CounterWorkload(c, 4, 4 * ELECTION_TIMEOUT_MS);
         long nextFault = 200;
         for (int t = 0; t < CHAOS_MS; t++) {
             if (t == nextFault) {
-                injectFault(c, r);
+                if (churn && r.nextInt(3) == 0) {
+                    changeMembership(c, r);
+                } else {
+                    injectFault(c, r);
+                }
                 nextFault = t + 50 + r.nextInt(400);
             }
             load.tick();
@@ -83,17 +98,45 @@ class RandomFaultSimulationTest {
         c.node(leader).apply(new io.wheelraft.core.Task(CounterFsm.delta(0), s -> done[0] = s.isOk()));
         assertTrue(c.runUntil(() -> done[0], 20L * ELECTION_TIMEOUT_MS), "a write after healing did not commit; " + c.replayHint());
         long target = ((CounterFsm) c.stateMachine(leader)).lastAppliedIndex();
-        assertTrue(c.runUntil(() -> allApplied(c, target), 20L * ELECTION_TIMEOUT_MS), "nodes did not converge; " + c.replayHint());
+        List<Integer> members = members(c, leader);
+        assertTrue(c.runUntil(() -> allApplied(c, members, target), 20L * ELECTION_TIMEOUT_MS), "nodes did not converge; " + c.replayHint());
         long value = ((CounterFsm) c.stateMachine(leader)).value();
-        for (int i = 0; i < size; i++) {
+        for (int i : members) {
             assertEquals(value, ((CounterFsm) c.stateMachine(i)).value(), "node " + i + " diverged; " + c.replayHint());
         }
         CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), Duration.ofSeconds(20));
         assertTrue(verdict.isLinearizable(), "history of " + load.history().size() + " ops not linearizable: " + verdict + "; " + c.replayHint());
     }
 
-    private static boolean allApplied(SimCluster c, long index) {
+    /** The members (voters and learners) of the leader's configuration. */
+    private static List<Integer> members(SimCluster c, int leader) {
+        var conf = c.node(leader).status().configuration();
+        List<Integer> out = new ArrayList<>();
         for (int i = 0; i < c.size(); i++) {
+            if (conf.containsAnywhere(c.peer(i))) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** Asks the current leader (if any) to add or remove a random member; the outcome does not matter here. */
+    private static void changeMembership(SimCluster c, Random r) {
+        int leader = c.leaderIndex();
+        if (leader < 0) {
+            return;
+        }
+        int peer = r.nextInt(c.size());
+        var conf = c.node(leader).status().configuration();
+        if (conf.contains(c.peer(peer)) && conf.peers().size() > 2) {
+            c.node(leader).removePeer(c.peer(peer), s -> { });
+        } else {
+            c.node(leader).addPeer(c.peer(peer), s -> { });
+        }
+    }
+
+    private static boolean allApplied(SimCluster c, List<Integer> members, long index) {
+        for (int i : members) {
             if (((CounterFsm) c.stateMachine(i)).lastAppliedIndex() < index) {
                 return false;
             }
