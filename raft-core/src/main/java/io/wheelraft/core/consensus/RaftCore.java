@@ -106,6 +106,7 @@ public final class RaftCore {
 
     /** electionTimer fired: start a pre-vote if the leader is lost (heartbeats only record contact). */
     public void onElectionTimeout(long nowMs) {
+        checkTransfer(nowMs);
         if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs)) {
             startPreVote(nowMs);
         }
@@ -133,6 +134,7 @@ public final class RaftCore {
             replication.heartbeatAll(commitIndex, nowMs);
             changer.advance(nowMs); // also enforces the catch-up deadline
         }
+        checkTransfer(nowMs);
     }
 
     /**
@@ -320,6 +322,7 @@ public final class RaftCore {
             leaderConnectionLostMs = -1;
         }
         setRole(followerRole(), newLeader);
+        checkTransfer(nowMs);
         if (wasLeader) {
             // Our uncommitted entries may still commit under the next leader, or vanish: the shell
             // fails their closures as "leadership lost" (outcome unknown to the client).
@@ -503,6 +506,7 @@ public final class RaftCore {
         if (role == Role.LEADER && changer.inProgress()) {
             changer.advance(nowMs);
         }
+        maybeSendTimeoutNow();
     }
 
     public void handleAppendEntriesFailure(PeerId to, AppendEntriesRequest req) {
@@ -572,6 +576,75 @@ public final class RaftCore {
     }
 
     private HeldChange changeAwaitingTermCommit;
+
+    // ---------------------------------------------------------------- leader transfer (thesis §3.10)
+
+    private record Transfer(PeerId target, Object handle, long deadlineMs) {
+    }
+
+    private Transfer transfer;
+    private boolean timeoutNowSent;
+
+    /** True while this leader hands over leadership: it accepts no new tasks. */
+    public boolean transferring() {
+        return transfer != null && role == Role.LEADER;
+    }
+
+    /**
+     * Hands leadership to {@code target}: stop taking tasks, bring it up to date, send TimeoutNow;
+     * the outcome goes to {@link RaftEffects#transferDone} (OK once the target is known to lead,
+     * TIMEOUT after an election timeout, when this leader resumes).
+     */
+    public void transferLeadership(PeerId target, Object handle, long nowMs) {
+        if (role != Role.LEADER) {
+            effects.transferDone(handle, io.wheelraft.core.Status.notLeader(leader));
+        } else if (target.equals(self)) {
+            effects.transferDone(handle, io.wheelraft.core.Status.ok());
+        } else if (!memberships.current().current().contains(target)) {
+            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is not a voting member of %s", target, memberships.current().current()));
+        } else if (transfer != null) {
+            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
+                    "a transfer to %s is already in progress", transfer.target()));
+        } else {
+            transfer = new Transfer(target, handle, nowMs + config.electionTimeoutMs());
+            timeoutNowSent = false;
+            LOG.info("{} transfers leadership of term {} to {}", self, term, target);
+            maybeSendTimeoutNow();
+        }
+    }
+
+    /** Once the target holds our whole log, tell it to campaign now. */
+    private void maybeSendTimeoutNow() {
+        if (transfer == null || role != Role.LEADER || timeoutNowSent) {
+            return;
+        }
+        if (replication.match(transfer.target()) >= log.lastIndex()) {
+            timeoutNowSent = true;
+            effects.sendTimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
+                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build());
+        }
+    }
+
+    /** Ends the transfer when its target is known to lead, or when its time is up. */
+    private void checkTransfer(long nowMs) {
+        if (transfer == null) {
+            return;
+        }
+        if (leader != null && leader.equals(transfer.target()) && role != Role.LEADER) {
+            finishTransfer(io.wheelraft.core.Status.ok());
+        } else if (nowMs >= transfer.deadlineMs()) {
+            finishTransfer(io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.TIMEOUT,
+                    "%s did not take over within %d ms%s", transfer.target(), config.electionTimeoutMs(),
+                    role == Role.LEADER ? "; this leader resumes" : ""));
+        }
+    }
+
+    private void finishTransfer(io.wheelraft.core.Status status) {
+        Object h = transfer.handle();
+        transfer = null;
+        effects.transferDone(h, status);
+    }
 
     /** The changer's view of this leader. */
     private final class ChangerView implements MembershipChanger.Leader {

@@ -53,6 +53,9 @@ public interface RaftEffects {
     /** Leadership is confirmed for these reads: they may run once {@code readIndex} is applied. */
     void readsConfirmed(List<Object> handles, long readIndex);
 
+    /** A leader transfer started with {@code handle} ended with {@code status}. */
+    void transferDone(Object handle, io.wheelraft.core.Status status);
+
     /** A membership change started with {@code handle} ended with {@code status}. */
     void membershipChangeDone(Object handle, io.wheelraft.core.Status status);
 

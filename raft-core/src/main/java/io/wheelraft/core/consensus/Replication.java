@@ -165,6 +165,11 @@ final class Replication {
         if (heartbeat) {
             // Any answer in our term (even a log mismatch) shows the follower accepts us as leader.
             pr.ackedRound = Math.max(pr.ackedRound, req.getSequence());
+            // The follower is reachable again: a probe lost earlier (say in a partition) must not
+            // block catch-up until its RPC times out, so probe again now.
+            if (pr.state == Progress.State.PROBE) {
+                pr.probeOutstanding = false;
+            }
         }
         if (!heartbeat) {
             releaseSlot(pr, req);

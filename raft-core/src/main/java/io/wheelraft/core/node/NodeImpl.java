@@ -199,6 +199,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 tasks.forEach(t -> complete(t.done(), s));
                 return;
             }
+            if (core.transferring()) {
+                Status s = Status.error(RaftError.LEADER_TRANSFERRING, "leadership is being transferred; retry on the new leader");
+                tasks.forEach(t -> complete(t.done(), s));
+                return;
+            }
             List<ByteString> data = new ArrayList<>(tasks.size());
             List<Closure> dones = new ArrayList<>(tasks.size());
             for (Task t : tasks) {
@@ -351,7 +356,15 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public void transferLeadershipTo(PeerId peer, Closure done) {
-        complete(done, notYet("transferLeadershipTo"));
+        Objects.requireNonNull(peer, "peer");
+        Closure callback = done != null ? done : s -> { };
+        lane.execute(() -> {
+            if (halted) {
+                callback.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
+            } else {
+                core.transferLeadership(peer, callback, now());
+            }
+        });
     }
 
     @Override
@@ -624,6 +637,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
+        }
+
+        @Override
+        public void transferDone(Object handle, Status status) {
+            ((Closure) handle).run(status);
         }
 
         @Override
