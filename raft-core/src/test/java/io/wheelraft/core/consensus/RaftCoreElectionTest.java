@@ -307,4 +307,21 @@ class RaftCoreElectionTest {
         assertTrue(lostToo.core.handleRequestVote(pre, 150 + GRACE_MS).getGranted());
         assertFalse(stillHears.core.handleRequestVote(pre, 150 + GRACE_MS).getGranted());
     }
+
+    /**
+     * Raft §5.2: granting a vote restarts a follower's wait. A follower whose connection to the
+     * old leader broke, and which then voted for a new candidate, must not start a pre-vote when
+     * its (jittered) grace timer fires a moment later: that deposes the leader it just elected.
+     * Seen in FailoverSimulationTest (seed 3, 3 nodes, T=1000, killed, round 9).
+     */
+    @Test
+    void grantingAVoteCancelsTheBrokenConnectionFastPath() {
+        CoreNode f = node(N1, 3);
+        f.core.handleAppendEntries(heartbeat(N2, 1), 100);
+        f.core.onConnectionLost(N2.endpoint(), 150);
+        assertTrue(f.core.handleRequestVote(voteRequest(N3, 2, 0, 0, false), 150 + GRACE_MS).getGranted());
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS + 8);
+        assertTrue(f.fx.sends().isEmpty(), "started a pre-vote right after voting for n3: " + f.fx.sends());
+        assertFalse(f.core.leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
+    }
 }
