@@ -1,0 +1,327 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+import io.wheelraft.proto.AppendEntriesRequest;
+import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.wheelraft.core.consensus.CoreNode.ELECTION_TIMEOUT_MS;
+import static io.wheelraft.core.consensus.CoreNode.GRACE_MS;
+import static io.wheelraft.core.consensus.CoreNode.peer;
+import static io.wheelraft.core.consensus.CoreNode.peers;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Elections in the pure core: pre-vote (thesis §9.6), the disruptive-server guard (thesis
+ * §4.2.3), one vote per term (§5.2), the election restriction (§5.4.1), persisting before
+ * speaking, stepping down on a higher term, quorum without the dead, split votes, and the
+ * broken-connection fast path.
+ */
+class RaftCoreElectionTest {
+
+    private static final long[] EMPTY = {};
+    private static final PeerId N1 = peer(1);
+    private static final PeerId N2 = peer(2);
+    private static final PeerId N3 = peer(3);
+
+    private static CoreNode node(PeerId self, int members) {
+        return CoreNode.create(self, peers(members), 0, EMPTY, 0);
+    }
+
+    private static RequestVoteRequest voteRequest(PeerId candidate, long term, long lastIndex, long lastTerm, boolean preVote) {
+        return RequestVoteRequest.newBuilder().setGroupId("g").setServerId(candidate.toString()).setTerm(term)
+                .setLastLogIndex(lastIndex).setLastLogTerm(lastTerm).setPreVote(preVote).build();
+    }
+
+    private static AppendEntriesRequest heartbeat(PeerId leader, long term) {
+        return AppendEntriesRequest.newBuilder().setGroupId("g").setServerId(leader.toString()).setTerm(term).build();
+    }
+
+    // ------------------------------------------------------------ pre-vote
+
+    @Test
+    void followerStartsPreVoteOnlyOnceItsLeaderIsLost() {
+        CoreNode n = node(N1, 3);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS - 1);
+        assertTrue(n.fx.sends().isEmpty(), "campaigned before an election timeout of silence");
+
+        n.core.handleAppendEntries(heartbeat(N2, 1), 500);
+        n.core.onElectionTimeout(500 + ELECTION_TIMEOUT_MS - 1);
+        assertTrue(n.fx.sends().isEmpty(), "campaigned although the leader spoke less than a timeout ago");
+
+        n.core.onElectionTimeout(500 + ELECTION_TIMEOUT_MS);
+        List<RecordingEffects.Send> sent = n.fx.sends();
+        assertEquals(2, sent.size());
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "first round must be a pre-vote: " + sent);
+        assertEquals(2, sent.get(0).vote().getTerm(), "pre-vote asks for term + 1");
+    }
+
+    @Test
+    void preVoteBumpsNoTermAndRecordsNoVote() {
+        CoreNode candidate = node(N1, 3);
+        candidate.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        assertEquals(0, candidate.core.term());
+        assertNull(candidate.core.votedFor());
+        assertEquals(Role.FOLLOWER, candidate.core.role());
+        assertTrue(candidate.fx.all(RecordingEffects.HardState.class).isEmpty(), "a pre-vote must not write term or vote");
+
+        CoreNode voter = node(N2, 3);
+        RequestVoteResponse r = voter.core.handleRequestVote(candidate.fx.sends().get(0).vote(), ELECTION_TIMEOUT_MS);
+        assertTrue(r.getGranted() && r.getPreVote(), r.toString());
+        assertEquals(0, voter.core.term(), "granting a pre-vote must not change the voter's term");
+        assertNull(voter.core.votedFor());
+        assertTrue(voter.fx.all(RecordingEffects.HardState.class).isEmpty());
+    }
+
+    /** Thesis §9.6: a voter that hears from a live leader refuses pre-votes. */
+    @Test
+    void preVoteIsRefusedWhileTheVoterHearsFromALiveLeader() {
+        CoreNode voter = node(N3, 3);
+        voter.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        RequestVoteResponse refused = voter.core.handleRequestVote(voteRequest(N2, 2, 0, 0, true), 200);
+        assertFalse(refused.getGranted(), "pre-vote granted while leader n1 is alive");
+        assertEquals(1, voter.core.term());
+
+        RequestVoteResponse granted = voter.core.handleRequestVote(voteRequest(N2, 2, 0, 0, true), 100 + ELECTION_TIMEOUT_MS);
+        assertTrue(granted.getGranted(), "pre-vote refused although the leader was silent for a timeout: " + granted.getReason());
+    }
+
+    /** A node cut off from a stable cluster times out again and again, yet on return does not depose the leader. */
+    @Test
+    void nodeRejoiningFromAPartitionDoesNotDisruptAStableLeader() {
+        CoreNode n1 = node(N1, 3);
+        CoreNode n2 = node(N2, 3);
+        CoreNode n3 = node(N3, 3);
+        CoreRouter net = new CoreRouter(List.of(n1, n2, n3));
+        n1.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        net.settle(ELECTION_TIMEOUT_MS);
+        assertTrue(n1.core.isLeader());
+        long term = n1.core.term();
+
+        net.cut.add(N3);
+        long now = ELECTION_TIMEOUT_MS;
+        for (int k = 0; k < 10; k++) {
+            now += 2 * ELECTION_TIMEOUT_MS;
+            n1.core.onHeartbeatTimeout(now);
+            n3.core.onElectionTimeout(now);
+            net.settle(now);
+        }
+        assertEquals(term, n3.core.term(), "pre-vote must keep the isolated node's term from climbing");
+
+        net.cut.clear();
+        n3.core.onElectionTimeout(now + 2 * ELECTION_TIMEOUT_MS); // its pre-vote now reaches n2, who hears from n1
+        n1.core.onHeartbeatTimeout(now + 2 * ELECTION_TIMEOUT_MS - 10);
+        net.settle(now + 2 * ELECTION_TIMEOUT_MS);
+        assertTrue(n1.core.isLeader(), "the stable leader was deposed");
+        assertEquals(term, n1.core.term());
+        assertEquals(N1, n3.core.leader());
+    }
+
+    /** Thesis §4.2.3: a real RequestVote with a higher term is ignored, term included, while the leader is live. */
+    @Test
+    void voteRequestOfAHigherTermDoesNotEvenBumpTheTermWhileTheLeaderIsLive() {
+        CoreNode voter = node(N3, 3);
+        voter.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        RequestVoteResponse r = voter.core.handleRequestVote(voteRequest(N2, 7, 0, 0, false), 200);
+        assertFalse(r.getGranted());
+        assertEquals(1, voter.core.term());
+        assertEquals(N1, voter.core.leader());
+    }
+
+    // ------------------------------------------------------------ real votes
+
+    /** Raft §5.2: each server votes for at most one candidate in a term (and says so again to the same one). */
+    @Test
+    void grantsAtMostOneVotePerTerm() {
+        CoreNode voter = node(N1, 3);
+        long now = ELECTION_TIMEOUT_MS;
+        assertTrue(voter.core.handleRequestVote(voteRequest(N2, 1, 0, 0, false), now).getGranted());
+        assertFalse(voter.core.handleRequestVote(voteRequest(N3, 1, 0, 0, false), now).getGranted(), "second vote in term 1");
+        assertTrue(voter.core.handleRequestVote(voteRequest(N2, 1, 0, 0, false), now).getGranted(), "a retried request from the same candidate");
+        assertEquals(List.of(new RecordingEffects.HardState(1, null), new RecordingEffects.HardState(1, N2)),
+                voter.fx.all(RecordingEffects.HardState.class));
+    }
+
+    /** Raft §5.4.1: the election restriction, compared by last term first, then by length. */
+    @Test
+    void refusesVoteToACandidateWithAnOlderLog() {
+        long[] log = {1, 1, 2};
+        long now = ELECTION_TIMEOUT_MS;
+        CoreNode voter = CoreNode.create(N1, peers(3), 2, log, 0);
+        assertFalse(voter.core.handleRequestVote(voteRequest(N2, 3, 10, 1, false), now).getGranted(), "longer log of an older term");
+        assertFalse(voter.core.handleRequestVote(voteRequest(N2, 4, 2, 2, false), now).getGranted(), "same last term, shorter");
+        assertNull(voter.core.votedFor(), "a refused candidate must not be recorded as voted for");
+        assertTrue(voter.core.handleRequestVote(voteRequest(N2, 5, 3, 2, false), now).getGranted(), "equal log");
+        assertTrue(voter.core.handleRequestVote(voteRequest(N3, 6, 1, 3, false), now).getGranted(), "newer last term, shorter");
+    }
+
+    @Test
+    void persistsTermAndVoteBeforeAnsweringAVote() {
+        CoreNode voter = node(N1, 3);
+        int before = voter.fx.events.size();
+        RequestVoteResponse r = voter.core.handleRequestVote(voteRequest(N2, 4, 0, 0, false), ELECTION_TIMEOUT_MS);
+        assertTrue(r.getGranted());
+        List<RecordingEffects.HardState> written = voter.fx.all(RecordingEffects.HardState.class);
+        assertTrue(voter.fx.events.size() > before);
+        assertEquals(new RecordingEffects.HardState(4, N2), written.get(written.size() - 1),
+                "the vote must be durable by the time the answer exists");
+    }
+
+    @Test
+    void persistsTheNewTermBeforeSendingRequestVotesOfIt() {
+        CoreNode n = node(N1, 3);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        RecordingEffects.Send pre = n.fx.takeOutbox().get(0);
+        n.core.handleRequestVoteResponse(N2, pre.vote(), CoreNode.granted(0, true), ELECTION_TIMEOUT_MS);
+        int persisted = n.fx.indexOf(e -> e instanceof RecordingEffects.HardState h && h.term() == 1 && N1.equals(h.votedFor()));
+        int firstVote = n.fx.indexOf(e -> e instanceof RecordingEffects.Send s && s.isVote());
+        assertTrue(persisted >= 0 && firstVote >= 0, n.fx.events.toString());
+        assertTrue(persisted < firstVote, "RequestVote of term 1 sent before term and vote were persisted: " + n.fx.events);
+        assertEquals(1, n.fx.sends().stream().filter(RecordingEffects.Send::isVote).findFirst().orElseThrow().vote().getTerm());
+    }
+
+    @Test
+    void leaderStepsDownOnAHigherTermInAnAppendAnswer() {
+        CoreNode leader = node(N1, 3);
+        leader.electByHand(ELECTION_TIMEOUT_MS);
+        RecordingEffects.Send append = leader.fx.takeOutbox().get(0);
+        leader.core.handleAppendEntriesResponse(append.to(), append.append(),
+                AppendEntriesResponse.newBuilder().setTerm(5).setSuccess(false).build(), ELECTION_TIMEOUT_MS + 1);
+        assertSteppedDownTo(leader, 5);
+    }
+
+    @Test
+    void leaderStepsDownOnAHigherTermInAVoteAnswer() {
+        CoreNode leader = node(N1, 3);
+        leader.electByHand(ELECTION_TIMEOUT_MS);
+        leader.core.handleRequestVoteResponse(N3, voteRequest(N1, 1, 0, 0, false),
+                RequestVoteResponse.newBuilder().setTerm(5).setGranted(false).build(), ELECTION_TIMEOUT_MS + 1);
+        assertSteppedDownTo(leader, 5);
+    }
+
+    private static void assertSteppedDownTo(CoreNode n, long term) {
+        assertEquals(Role.FOLLOWER, n.core.role());
+        assertEquals(term, n.core.term());
+        assertNull(n.core.votedFor());
+        assertTrue(n.fx.events.contains(new RecordingEffects.HardState(term, null)));
+        assertTrue(n.fx.events.contains(new RecordingEffects.RoleChange(Role.FOLLOWER, term, null)), n.fx.events.toString());
+    }
+
+    @Test
+    void voteRoundIsDecidedByAQuorumWithoutWaitingForADeadPeer() {
+        CoreNode n1 = node(N1, 5);
+        CoreNode n2 = node(peer(2), 5);
+        CoreNode n3 = node(peer(3), 5);
+        // n4 and n5 are dead: not in the router, their messages vanish
+        CoreRouter net = new CoreRouter(List.of(n1, n2, n3));
+        n1.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        net.settle(ELECTION_TIMEOUT_MS);
+        assertTrue(n1.core.isLeader(), "three of five granted, yet " + n1.core.role());
+        assertEquals(1, n1.core.term());
+    }
+
+    @Test
+    void splitVoteIsRetriedAfterTheVoteTimeout() {
+        CoreNode n1 = node(N1, 3);
+        CoreNode n2 = node(N2, 3);
+        long now = ELECTION_TIMEOUT_MS;
+        // Both pass pre-vote at once (n3 is dead) and campaign in term 1, each voting for itself.
+        n1.core.onElectionTimeout(now);
+        n2.core.onElectionTimeout(now);
+        RequestVoteRequest pre1 = n1.fx.takeOutbox().stream().filter(s -> s.to().equals(N2)).findFirst().orElseThrow().vote();
+        RequestVoteRequest pre2 = n2.fx.takeOutbox().stream().filter(s -> s.to().equals(N1)).findFirst().orElseThrow().vote();
+        RequestVoteResponse answer1 = n2.core.handleRequestVote(pre1, now);
+        RequestVoteResponse answer2 = n1.core.handleRequestVote(pre2, now);
+        n1.core.handleRequestVoteResponse(N2, pre1, answer1, now);
+        n2.core.handleRequestVoteResponse(N1, pre2, answer2, now);
+        assertEquals(Role.CANDIDATE, n1.core.role());
+        assertEquals(Role.CANDIDATE, n2.core.role());
+        CoreRouter net = new CoreRouter(List.of(n1, n2));
+        net.settle(now);
+        assertEquals(Role.CANDIDATE, n1.core.role(), "a split vote has no winner");
+        assertEquals(Role.CANDIDATE, n2.core.role());
+        assertEquals(1, n1.core.term());
+
+        now += ELECTION_TIMEOUT_MS + 1;
+        n1.core.onVoteTimeout(now);
+        net.settle(now);
+        assertTrue(n1.core.isLeader(), "the retry did not elect n1: " + n1.core.role());
+        assertEquals(2, n1.core.term());
+        assertEquals(N1, n2.core.leader());
+    }
+
+    // ------------------------------------------------------------ broken connection fast path
+
+    @Test
+    void brokenConnectionToTheLeaderStartsPreVoteAfterTheGrace() {
+        CoreNode f = node(N2, 3);
+        f.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        assertTrue(f.core.onConnectionLost(N1.endpoint(), 150), "the shell must be told to re-check after the grace");
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS - 1);
+        assertTrue(f.fx.sends().isEmpty(), "campaigned before the grace passed");
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
+        assertEquals(2, f.fx.sends().size());
+        assertTrue(f.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+        assertTrue(150 + GRACE_MS < 100 + ELECTION_TIMEOUT_MS, "the fast path must beat the election timeout");
+    }
+
+    @Test
+    void brokenConnectionToANonLeaderDoesNothing() {
+        CoreNode f = node(N2, 3);
+        f.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        assertFalse(f.core.onConnectionLost(N3.endpoint(), 150));
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
+        f.core.onElectionTimeout(150 + GRACE_MS);
+        assertTrue(f.fx.sends().isEmpty());
+        assertFalse(f.core.leaderLost(150 + GRACE_MS));
+    }
+
+    @Test
+    void contactFromTheLeaderAfterTheBreakCancelsTheFastPath() {
+        CoreNode f = node(N2, 3);
+        f.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        f.core.onConnectionLost(N1.endpoint(), 150);
+        f.core.handleAppendEntries(heartbeat(N1, 1), 200); // reconnected
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
+        assertTrue(f.fx.sends().isEmpty(), "campaigned although the leader spoke after the break");
+        assertFalse(f.core.leaderLost(150 + GRACE_MS));
+    }
+
+    @Test
+    void fastPathPreVoteIsGrantedOnlyByVotersThatLostTheLeaderToo() {
+        CoreNode lostToo = node(N3, 3);
+        lostToo.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        lostToo.core.onConnectionLost(N1.endpoint(), 150);
+        CoreNode stillHears = node(N3, 3);
+        stillHears.core.handleAppendEntries(heartbeat(N1, 1), 100);
+
+        RequestVoteRequest pre = voteRequest(N2, 2, 0, 0, true);
+        assertTrue(lostToo.core.handleRequestVote(pre, 150 + GRACE_MS).getGranted());
+        assertFalse(stillHears.core.handleRequestVote(pre, 150 + GRACE_MS).getGranted());
+    }
+
+    /**
+     * Raft §5.2: granting a vote restarts a follower's wait. A follower whose connection to the
+     * old leader broke, and which then voted for a new candidate, must not start a pre-vote when
+     * its (jittered) grace timer fires a moment later: that deposes the leader it just elected.
+     * Seen in FailoverSimulationTest (seed 3, 3 nodes, T=1000, killed, round 9).
+     */
+    @Test
+    void grantingAVoteCancelsTheBrokenConnectionFastPath() {
+        CoreNode f = node(N1, 3);
+        f.core.handleAppendEntries(heartbeat(N2, 1), 100);
+        f.core.onConnectionLost(N2.endpoint(), 150);
+        assertTrue(f.core.handleRequestVote(voteRequest(N3, 2, 0, 0, false), 150 + GRACE_MS).getGranted());
+        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS + 8);
+        assertTrue(f.fx.sends().isEmpty(), "started a pre-vote right after voting for n3: " + f.fx.sends());
+        assertFalse(f.core.leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
+    }
+}

@@ -1,0 +1,110 @@
+package io.wheelraft.core.consensus;
+
+import com.google.protobuf.ByteString;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.proto.EntryType;
+import io.wheelraft.proto.LogEntry;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.wheelraft.core.consensus.CoreNode.data;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The log view over storage plus its in-memory unstable tail. */
+class RaftLogTest {
+
+    private final MemoryLogStorage storage = new MemoryLogStorage();
+
+    private static List<LogEntry> run(long from, long to, long term) {
+        List<LogEntry> out = new ArrayList<>();
+        for (long i = from; i <= to; i++) {
+            out.add(data(i, term, "e" + i + "t" + term));
+        }
+        return out;
+    }
+
+    /** Carries out a persist request exactly as the node shell's LogWriter does. */
+    private void write(RaftLog.PersistRequest w) {
+        if (w.truncateAfter() >= 0) {
+            storage.truncateSuffix(w.truncateAfter());
+        }
+        storage.append(w.entries());
+    }
+
+    @Test
+    void stableToIgnoresStaleAcknowledgementsAfterATruncation() {
+        RaftLog log = new RaftLog(storage, 0, 0);
+        log.appendFromLeader(0, run(1, 3, 1));
+        log.appendFromLeader(1, run(2, 2, 2)); // replaces 2..3 before the disk acknowledged them
+        assertFalse(log.stableTo(3, 1), "index 3 is gone");
+        assertFalse(log.stableTo(2, 1), "index 2 now holds term 2");
+        assertEquals(0, log.persistedIndex());
+        assertTrue(log.stableTo(2, 2));
+        assertEquals(2, log.persistedIndex());
+        assertFalse(log.stableTo(2, 2), "a repeated acknowledgement advances nothing");
+    }
+
+    @Test
+    void appendFromLeaderSkipsEntriesAlreadyHeld() {
+        RaftLog log = new RaftLog(storage, 0, 0);
+        RaftLog.PersistRequest first = log.appendFromLeader(0, run(1, 2, 1));
+        assertNotNull(first);
+        assertNull(log.appendFromLeader(0, run(1, 2, 1)), "a duplicated append needs no disk work");
+        RaftLog.PersistRequest more = log.appendFromLeader(0, run(1, 3, 1));
+        assertEquals(-1, more.truncateAfter());
+        assertEquals(List.of(3L), more.entries().stream().map(LogEntry::getIndex).toList());
+        assertEquals(3, log.lastIndex());
+    }
+
+    @Test
+    void entriesRespectsMaxCountAndMaxBytesButReturnsAtLeastOne() {
+        List<LogEntry> big = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            big.add(LogEntry.newBuilder().setIndex(i).setTerm(1).setType(EntryType.ENTRY_TYPE_DATA)
+                    .setData(ByteString.copyFrom(new byte[100])).build());
+        }
+        storage.append(big.subList(0, 5));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        log.append(big.subList(5, 10)); // half stable, half unstable: reads span both
+        assertEquals(3, log.entries(4, 3, Long.MAX_VALUE).size());
+        assertEquals(List.of(4L, 5L, 6L), log.entries(4, 3, Long.MAX_VALUE).stream().map(LogEntry::getIndex).toList());
+        assertEquals(2, log.entries(1, 100, 250).size(), "each entry counts as about 116 bytes");
+        assertEquals(1, log.entries(1, 100, 1).size(), "never empty while entries are available");
+        assertEquals(0, log.entries(11, 100, 1000).size());
+        assertEquals(10, log.entries(1, 100, Long.MAX_VALUE).size());
+    }
+
+    @Test
+    void isUpToDateComparesLastTermThenLength() {
+        storage.append(List.of(data(1, 1, "a"), data(2, 3, "b")));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        assertTrue(log.isUpToDate(2, 3));
+        assertTrue(log.isUpToDate(1, 4));
+        assertFalse(log.isUpToDate(9, 2));
+        assertFalse(log.isUpToDate(1, 3));
+    }
+
+    /**
+     * Entries handed to the disk but not yet acknowledged can still be overwritten by a new
+     * leader. The disk receives both writes in order, so the second must truncate what the first
+     * wrote: replaying the persist requests in order must leave storage equal to the log.
+     */
+    @Test
+    void overwritingEntriesNotYetAcknowledgedTruncatesThemOnDiskToo() {
+        RaftLog log = new RaftLog(storage, 0, 0);
+        RaftLog.PersistRequest old = log.appendFromLeader(0, run(1, 3, 1));
+        RaftLog.PersistRequest replacement = log.appendFromLeader(1, run(2, 2, 2));
+        write(old); // the disk lane carries out the first write ...
+        // ... then the second, while the acknowledgement of the first is still on its way to the lane
+        assertDoesNotThrow(() -> write(replacement), "the replacing write must first truncate the entries the earlier write put on disk");
+        assertEquals(log.lastIndex(), storage.lastLogIndex(), "storage keeps the replaced entry 3");
+        assertEquals(2, storage.term(2));
+    }
+}
