@@ -26,7 +26,15 @@ import java.util.SplittableRandom;
 final class LinearizabilitySearch<S, I, O> {
 
     private static final int HEAD = 0;
-    // Phases of trying the candidates of one node, in this order.
+    /*
+     * Phases of trying the candidates of one node, in this order, and the pruning that keeps the
+     * search complete:
+     * READS: a read whose answer fits the current state can be placed first without loss (it
+     *   changes nothing and is already invoked), so if one fits it is the only move tried.
+     * KNOWN: the other operations with a known outcome.
+     * UNKNOWN: unknown-outcome operations, only when no known one leads anywhere. Those with
+     *   equal inputs are interchangeable, so only the earliest one not yet placed is tried.
+     */
     private static final byte READS = 0;
     private static final byte KNOWN = 1;
     private static final byte UNKNOWN = 2;
@@ -353,16 +361,7 @@ final class LinearizabilitySearch<S, I, O> {
         return true;
     }
 
-    /**
-     * Which candidates are tried where, and the pruning that keeps the search complete:
-     * <ul>
-     *   <li>READS: a read whose answer fits the current state can be placed first without loss (it
-     *       changes nothing and is already invoked), so if one fits it is the only move tried.</li>
-     *   <li>KNOWN: the other operations with a known outcome.</li>
-     *   <li>UNKNOWN: unknown-outcome operations, only when no known one leads anywhere. Those with
-     *       equal inputs are interchangeable, so only the earliest one not yet placed is tried.</li>
-     * </ul>
-     */
+    /** The first completion still in the list of known-outcome events: candidates are the invocations before it. */
     private int firstPendingCompletion() {
         int e = next[HEAD];
         while (e != end && isCall[e]) {
