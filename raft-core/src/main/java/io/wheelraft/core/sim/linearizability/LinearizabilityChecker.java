@@ -16,8 +16,20 @@ import java.util.Objects;
  * invocation and completion events in time order, tentatively linearize an invoked operation
  * whose effect the model accepts, backtrack when an operation completes before it could be
  * placed, and memoize (linearized set, state) pairs so no subproblem is searched twice.
- * Operations with a known outcome are tried before unknown ones, so an unknown operation is
- * placed only when some answer needs it.
+ *
+ * <p>Pruning that keeps the search complete: a read whose answer fits the current state is
+ * placed at once with no alternative tried ({@link Model#isReadOnly}); unknown-outcome reads are
+ * dropped; unknown-outcome operations with equal inputs are interchangeable, so only the earliest
+ * unplaced one is tried; and unknown-outcome operations are tried only after every known one, so
+ * they are placed only where some answer needs them. Before the complete search, cheap passes
+ * allow at most 1, 2, then 4 unknown-outcome operations in a row; they find the usual
+ * linearizations quickly, and a linearization they find is valid.
+ *
+ * <p>Cost: histories of a few thousand operations from 20 clients with a few percent of timed-out
+ * operations are usually accepted in tens of milliseconds. Proving a violation is harder when
+ * many unknown-outcome operations are still pending at the violation, since every subset of them
+ * must be ruled out; such checks may end {@link CheckResult.Outcome#UNKNOWN}, which a test should
+ * treat as a failure to investigate, not as a pass.
  *
  * <p>The worst case is exponential, so every check has a budget (wall time and steps); when it
  * runs out the verdict is {@link CheckResult.Outcome#UNKNOWN}, never a hang. A step budget alone

@@ -3,7 +3,7 @@ package io.wheelraft.core.sim.linearizability;
 import java.util.Arrays;
 
 /**
- * The checker's memo of (set of linearized operations, model state) pairs already explored: a
+ * The checker's memo of (set of linearized operations, model state, tag) keys already explored: a
  * pair seen once leads to the same subproblem, so it is never searched twice.
  *
  * <p>Keys are exact (no false positives from hash collisions): the bit set is stored compressed,
@@ -20,13 +20,15 @@ final class SeenStates {
         final int fullWords;
         final long[] tail;
         final Object state;
+        final int tag;
         Key next;
 
-        Key(long hash, int fullWords, long[] tail, Object state, Key next) {
+        Key(long hash, int fullWords, long[] tail, Object state, int tag, Key next) {
             this.hash = hash;
             this.fullWords = fullWords;
             this.tail = tail;
             this.state = state;
+            this.tag = tag;
             this.next = next;
         }
     }
@@ -42,10 +44,11 @@ final class SeenStates {
      * Adds the pair unless already present.
      *
      * @param setHash a hash of the bit set (the caller keeps it incrementally)
+     * @param tag     a small extra part of the key (the search's chain length in bounded passes)
      * @return true if the pair is new
      */
-    boolean add(long setHash, long[] bits, Object state) {
-        long hash = mix(setHash ^ (state.hashCode() * 0x9E3779B97F4A7C15L));
+    boolean add(long setHash, long[] bits, Object state, int tag) {
+        long hash = mix(setHash ^ (state.hashCode() * 0x9E3779B97F4A7C15L) ^ ((long) tag << 48));
         int full = 0;
         while (full < bits.length && bits[full] == -1L) {
             full++;
@@ -57,11 +60,11 @@ final class SeenStates {
         int slot = (int) hash & (table.length - 1);
         for (Key k = table[slot]; k != null; k = k.next) {
             if (k.hash == hash && k.fullWords == full && Arrays.equals(k.tail, 0, k.tail.length, bits, full, end)
-                    && k.state.equals(state)) {
+                    && k.tag == tag && k.state.equals(state)) {
                 return false;
             }
         }
-        table[slot] = new Key(hash, full, Arrays.copyOfRange(bits, full, end), state, table[slot]);
+        table[slot] = new Key(hash, full, Arrays.copyOfRange(bits, full, end), state, tag, table[slot]);
         if (++size > table.length - (table.length >> 2)) {
             grow();
         }
