@@ -174,6 +174,7 @@ public final class RaftCore {
     }
 
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
+        leaderConnectionLostMs = -1;
         term++;
         votedFor = self;
         effects.persistHardState(term, votedFor);
@@ -232,10 +233,35 @@ public final class RaftCore {
                 votedFor = candidate;
                 effects.persistHardState(term, votedFor);
             }
-            lastLeaderContactMs = nowMs; // granting restarts our own wait (§5.2)
+            // Unlike §5.2 we do not restart our own wait here: "last contact" means a real leader
+            // (or our start), and it is what refuses disruptive candidates, so a grant must not
+            // make us refuse the next candidate if this one fails. Pre-vote already keeps us from
+            // disrupting the candidate we voted for. The broken-connection shortcut does end: it
+            // was about the old leader, and would otherwise depose the new one.
+            leaderConnectionLostMs = -1;
             return voteResponse(false, true, "");
         }
+        if (!canVote && logOk && role == Role.CANDIDATE && self.equals(votedFor) && winsTie(req, candidate)) {
+            // A split vote between us: rather than both waiting out the round (a hung voter only
+            // answers by timing out), the weaker candidate stands down now and backs the stronger.
+            LOG.info("{} yields term {} to {}", self, term, candidate);
+            becomeFollower(term, null, nowMs);
+            return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
+        }
         return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + votedFor);
+    }
+
+    /** Tie-break between two candidates of one term: the more up-to-date log, then the lower id. */
+    private boolean winsTie(RequestVoteRequest req, PeerId candidate) {
+        long myTerm = log.lastTerm();
+        long myIndex = log.lastIndex();
+        if (req.getLastLogTerm() != myTerm) {
+            return req.getLastLogTerm() > myTerm;
+        }
+        if (req.getLastLogIndex() != myIndex) {
+            return req.getLastLogIndex() > myIndex;
+        }
+        return candidate.compareTo(self) < 0;
     }
 
     private String refusal(RequestVoteRequest req, boolean logOk, long nowMs) {
@@ -252,10 +278,31 @@ public final class RaftCore {
         return RequestVoteResponse.newBuilder().setTerm(term).setGranted(granted).setPreVote(preVote).setReason(reason).build();
     }
 
+    /**
+     * A (pre-)vote request got no answer (peer unreachable or timed out). For deciding when a round
+     * is lost it counts as a refusal; it never counts towards winning.
+     */
+    public void handleRequestVoteFailure(PeerId to, RequestVoteRequest req, long nowMs) {
+        handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), nowMs);
+    }
+
+    /** The short retry pause after a lost round ended: try again if the leader is still lost. */
+    public void onElectionRetry(long nowMs) {
+        if (role == Role.FOLLOWER && tally == null && leaderLost(nowMs)) {
+            startPreVote(nowMs);
+        }
+    }
+
     /** Handles an answer to our RequestVote or pre-vote. */
     public void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, long nowMs) {
         if (resp.getTerm() > term && !resp.getGranted()) {
             becomeFollower(resp.getTerm(), null, nowMs);
+            return;
+        }
+        if (resp.getVoterYields() && !req.getPreVote() && role == Role.CANDIDATE && req.getTerm() == term) {
+            LOG.info("{}: {} yielded the split vote of term {}; campaigning again", self, from, term);
+            becomeFollower(term, null, nowMs);
+            startPreVote(nowMs);
             return;
         }
         VoteTally t = tally;
@@ -277,6 +324,12 @@ public final class RaftCore {
             case LOST -> {
                 LOG.info("{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
                 tally = null;
+                if (!t.preVote) {
+                    becomeFollower(term, null, nowMs);
+                }
+                // Retry after a short random pause instead of a whole election timeout: a split
+                // vote or a voter that heard the old leader a little later resolves quickly.
+                effects.scheduleElectionRetry();
             }
             case PENDING -> { }
         }
@@ -303,6 +356,7 @@ public final class RaftCore {
             term = newTerm;
             votedFor = null;
             effects.persistHardState(term, null);
+            leaderConnectionLostMs = -1; // the broken connection belonged to an older term's leader
         }
         tally = null;
         replication = null;

@@ -53,6 +53,12 @@ public interface RaftEffects {
     /** Leadership is confirmed for these reads: they may run once {@code readIndex} is applied. */
     void readsConfirmed(List<Object> handles, long readIndex);
 
+    /**
+     * A (pre-)vote round was lost: call {@link RaftCore#onElectionRetry} after a short random
+     * pause (a few heartbeat intervals), rather than after a whole election timeout.
+     */
+    void scheduleElectionRetry();
+
     /** A leader transfer started with {@code handle} ended with {@code status}. */
     void transferDone(Object handle, io.wheelraft.core.Status status);
 

@@ -170,12 +170,12 @@ public final class RaftLog {
         if (fresh.isEmpty()) {
             return null;
         }
-        if (truncateAfter >= 0) {
-            truncateSuffix(truncateAfter);
-        }
-        boolean needsStorageTruncate = truncateAfter >= 0 && truncateAfter < unstableOffset - 1;
+        // Every entry in memory was already handed to the disk writer (acknowledged or not), so
+        // any overwrite must truncate on disk too, queued behind those writes.
+        boolean needsStorageTruncate = truncateAfter >= 0;
         if (needsStorageTruncate) {
-            unstableOffset = truncateAfter + 1;
+            truncateSuffix(truncateAfter);
+            unstableOffset = Math.min(unstableOffset, truncateAfter + 1);
         }
         unstable.addAll(fresh);
         return new PersistRequest(needsStorageTruncate ? truncateAfter : -1, List.copyOf(fresh));

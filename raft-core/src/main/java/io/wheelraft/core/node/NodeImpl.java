@@ -562,6 +562,14 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return options.electionTimeoutMs();
     }
 
+    /**
+     * Votes are small and answered at once; a peer silent for this long is treated as refusing,
+     * so a round with a hung peer ends well before the vote timer.
+     */
+    private long voteTimeoutMs() {
+        return Math.max(2L * options.heartbeatIntervalMs(), options.electionTimeoutMs() / 4);
+    }
+
     private final class Effects implements RaftEffects {
         @Override
         public void persistHardState(long newTerm, PeerId votedFor) {
@@ -576,11 +584,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-            transport.requestVote(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> {
+            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
                 if (resp != null) {
-                    onLane(() -> core.handleRequestVoteResponse(to, request, resp, now()));
+                    core.handleRequestVoteResponse(to, request, resp, now());
+                } else {
+                    core.handleRequestVoteFailure(to, request, now());
                 }
-            });
+            }));
         }
 
         @Override
@@ -637,6 +647,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
+        }
+
+        @Override
+        public void scheduleElectionRetry() {
+            int hb = options.heartbeatIntervalMs();
+            int delay = NodeTimers.randomIn(random, hb, 4 * hb);
+            timerOrShared().newTimeout(t -> onLane(() -> core.onElectionRetry(now())), delay, TimeUnit.MILLISECONDS);
         }
 
         @Override

@@ -35,7 +35,7 @@ final class NodeTimers {
 
     NodeTimers(String name, Timer timer, Clock clock, Random random, int electionTimeoutMs, int heartbeatMs,
                int snapshotIntervalSecs, LongSupplier lastLeaderContactMs, SerialLane lane, Events events) {
-        this.election = new ElectionTimer(name + "-election", electionTimeoutMs, timer, clock, random, lastLeaderContactMs,
+        this.election = new ElectionTimer(name + "-election", electionTimeoutMs, heartbeatMs, timer, clock, random, lastLeaderContactMs,
                 () -> lane.execute(events::electionTimeout));
         this.vote = new Repeating(name + "-vote", electionTimeoutMs, timer, () -> lane.execute(events::voteTimeout)) {
             @Override
@@ -83,26 +83,31 @@ final class NodeTimers {
     }
 
     /**
-     * Fires a randomised election timeout in {@code [T, 2T)} after the last word from the leader,
-     * not after its own previous firing: heartbeats only record the time of contact (no
-     * cancel-and-reschedule per message), and each rescheduling measures from that contact. A
-     * silent leader is so detected within {@code [T, 2T)} of its last heartbeat, never up to 3T.
+     * Fires a randomised election timeout after the last word from the leader, not after its own
+     * previous firing: heartbeats only record the time of contact (no cancel-and-reschedule per
+     * message), and each rescheduling measures from that contact. A silent leader is so detected
+     * within {@code [T, 2T)} of its last heartbeat, never up to 3T. The draw stops two heartbeat
+     * intervals short of 2T, leaving room for the pre-vote and vote round trips, so that a new
+     * leader is elected within 2T of the last heartbeat (see docs/divergence.md).
      */
     private static final class ElectionTimer extends Repeating {
         private final Clock clock;
         private final Random random;
         private final LongSupplier lastLeaderContactMs;
+        private final int heartbeatMs;
 
-        ElectionTimer(String name, int timeoutMs, Timer timer, Clock clock, Random random, LongSupplier lastLeaderContactMs, Runnable action) {
+        ElectionTimer(String name, int timeoutMs, int heartbeatMs, Timer timer, Clock clock, Random random,
+                      LongSupplier lastLeaderContactMs, Runnable action) {
             super(name, timeoutMs, timer, action);
             this.clock = clock;
             this.random = random;
             this.lastLeaderContactMs = lastLeaderContactMs;
+            this.heartbeatMs = heartbeatMs;
         }
 
         @Override
         protected int adjustTimeout(int timeoutMs) {
-            int randomised = randomIn(random, timeoutMs, 2 * timeoutMs);
+            int randomised = randomIn(random, timeoutMs, Math.max(timeoutMs + 1, 2 * timeoutMs - 2 * heartbeatMs));
             long sinceContact = clock.millis() - lastLeaderContactMs.getAsLong();
             long remaining = randomised - sinceContact;
             // Leader already lost (a pre-vote round is under way): retry after a fresh random wait.

@@ -46,7 +46,7 @@ final class CoreNode {
     }
 
     static RaftConfig config(PeerId self, int maxInflight, int maxEntries) {
-        return new RaftConfig("g", self, ELECTION_TIMEOUT_MS, GRACE_MS, maxInflight, maxEntries, 1 << 20);
+        return new RaftConfig("g", self, ELECTION_TIMEOUT_MS, GRACE_MS, maxInflight, maxEntries, 1 << 20, false, 0);
     }
 
     /** A node of {@code members} whose storage already holds entries of the given terms (index 1, 2, ...). */
@@ -85,7 +85,7 @@ final class CoreNode {
             storage.truncateSuffix(w.truncateAfter());
         }
         storage.append(w.entries());
-        core.onPersisted(w.lastIndex(), w.lastTerm());
+        core.onPersisted(w.lastIndex(), w.lastTerm(), 0);
     }
 
     /** Makes this node leader by hand: its election timer fires and every other voter grants. */

@@ -90,10 +90,10 @@ class RaftCoreReplicationTest {
         // A new leader overwrites 2..3 before the disk acknowledged the first write.
         f.core.handleAppendEntries(append(N3, 2, 1, 1, 2, data(2, 2, "B")), 20);
         assertTrue(f.fx.events.contains(new RecordingEffects.Discarded(2)));
-        f.core.onPersisted(3, 1); // the old write's acknowledgement
+        f.core.onPersisted(3, 1, 0); // the old write's acknowledgement
         assertEquals(0, f.log.persistedIndex(), "an acknowledgement of replaced entries must not count");
         assertEquals(0, f.fx.lastCommitReported(), "nothing may be applied on a stale acknowledgement");
-        f.core.onPersisted(2, 2);
+        f.core.onPersisted(2, 2, 0);
         assertEquals(2, f.log.persistedIndex());
         assertEquals(2, f.fx.lastCommitReported());
     }

@@ -19,7 +19,8 @@ import java.util.List;
  */
 final class RecordingEffects implements RaftEffects {
 
-    sealed interface Event permits HardState, Persist, Send, RoleChange, Commit, Discarded, MembershipChange {
+    sealed interface Event permits HardState, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
+            ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry {
     }
 
     record HardState(long term, PeerId votedFor) implements Event {
@@ -68,6 +69,21 @@ final class RecordingEffects implements RaftEffects {
     }
 
     record MembershipChange(Membership membership) implements Event {
+    }
+
+    record ReadsConfirmed(List<Object> handles, long readIndex) implements Event {
+    }
+
+    record ReadsFailed(List<Object> handles, PeerId leaderHint) implements Event {
+    }
+
+    record ChangeDone(Object handle, io.wheelraft.core.Status status) implements Event {
+    }
+
+    record TransferDone(Object handle, io.wheelraft.core.Status status) implements Event {
+    }
+
+    record ElectionRetry() implements Event {
     }
 
     final List<Event> events = new ArrayList<>();
@@ -125,6 +141,31 @@ final class RecordingEffects implements RaftEffects {
     @Override
     public void membershipChanged(Membership membership) {
         events.add(new MembershipChange(membership));
+    }
+
+    @Override
+    public void readsConfirmed(List<Object> handles, long readIndex) {
+        events.add(new ReadsConfirmed(handles, readIndex));
+    }
+
+    @Override
+    public void readsFailed(List<Object> handles, PeerId leaderHint) {
+        events.add(new ReadsFailed(handles, leaderHint));
+    }
+
+    @Override
+    public void membershipChangeDone(Object handle, io.wheelraft.core.Status status) {
+        events.add(new ChangeDone(handle, status));
+    }
+
+    @Override
+    public void transferDone(Object handle, io.wheelraft.core.Status status) {
+        events.add(new TransferDone(handle, status));
+    }
+
+    @Override
+    public void scheduleElectionRetry() {
+        events.add(new ElectionRetry());
     }
 
     <T extends Event> List<T> all(Class<T> type) {

@@ -93,10 +93,23 @@ class RandomFaultSimulationTest {
             return load.idle();
         }, 20L * ELECTION_TIMEOUT_MS), "clients still waiting after healing; " + c.replayHint());
         assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 20L * ELECTION_TIMEOUT_MS), "no leader after healing; " + c.replayHint());
-        int leader = c.leaderIndex();
+        // One write must commit. A leader elected just now may still be deposed (its closure then
+        // fails with leadership lost), so retry on whoever leads, as a client would.
         boolean[] done = new boolean[1];
-        c.node(leader).apply(new io.wheelraft.core.Task(CounterFsm.delta(0), s -> done[0] = s.isOk()));
-        assertTrue(c.runUntil(() -> done[0], 20L * ELECTION_TIMEOUT_MS), "a write after healing did not commit; " + c.replayHint());
+        boolean[] inFlight = new boolean[1];
+        assertTrue(c.runUntil(() -> {
+            int l = c.leaderIndex();
+            if (!done[0] && !inFlight[0] && l >= 0) {
+                inFlight[0] = true;
+                c.node(l).apply(new io.wheelraft.core.Task(CounterFsm.delta(0), s -> {
+                    done[0] = s.isOk();
+                    inFlight[0] = false;
+                }));
+            }
+            return done[0];
+        }, 40L * ELECTION_TIMEOUT_MS), "a write after healing did not commit; " + c.replayHint());
+        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 20L * ELECTION_TIMEOUT_MS), "leader lost after healing; " + c.replayHint());
+        int leader = c.leaderIndex();
         long target = ((CounterFsm) c.stateMachine(leader)).lastAppliedIndex();
         List<Integer> members = members(c, leader);
         assertTrue(c.runUntil(() -> allApplied(c, members, target), 20L * ELECTION_TIMEOUT_MS), "nodes did not converge; " + c.replayHint());
