@@ -6,6 +6,9 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
 import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.node.NodeImpl;
+import io.wheelraft.core.spi.LogStorage;
+import io.wheelraft.core.spi.RaftMetaStorage;
+import io.wheelraft.core.spi.SnapshotStorage;
 import io.wheelraft.core.storage.memory.MemoryLogStorage;
 import io.wheelraft.core.storage.memory.MemoryMetaStorage;
 import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
@@ -39,6 +42,8 @@ public final class SimCluster {
     private final IntFunction<StateMachine> stateMachines;
     private final Consumer<NodeOptions> tuning;
     private final int initialVoters;
+    /** Null: every member keeps its in-memory storage across crashes. */
+    private final StorageFactory storageFactory;
     private final List<Member> members = new ArrayList<>();
     private final Map<Long, PeerId> leaderOfTerm = new HashMap<>();
     private int restarts;
@@ -51,6 +56,24 @@ public final class SimCluster {
         NodeImpl node;
         StateMachine stateMachine;
         boolean up;
+        int incarnation;
+    }
+
+    /** The storages one incarnation of a member runs on. */
+    public record NodeStorage(LogStorage log, RaftMetaStorage meta, SnapshotStorage snapshots) {
+    }
+
+    /**
+     * Opens a member's storage (e.g. durable storage in a test directory) instead of the default
+     * in-memory one. Called on the simulation thread when member {@code member} starts, with
+     * {@code incarnation} 0, and again on each restart with the next incarnation: it must return
+     * what that member persisted before. The cluster never closes storage; a factory holding an
+     * exclusive resource (a RocksDB directory lock) releases the previous incarnation's storage
+     * before opening it again, which is the closest a single process can come to a process death.
+     */
+    @FunctionalInterface
+    public interface StorageFactory {
+        NodeStorage open(int member, int incarnation);
     }
 
     /**
@@ -58,7 +81,7 @@ public final class SimCluster {
      * @param tuning        adjusts each member's options (election timeout, ...) before start
      */
     public SimCluster(long seed, int size, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
-        this(seed, size, size, stateMachines, tuning);
+        this(seed, size, size, stateMachines, tuning, null);
     }
 
     /**
@@ -66,6 +89,21 @@ public final class SimCluster {
      * (as joining nodes do) until a membership change adds them.
      */
     public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
+        this(seed, size, initialVoters, stateMachines, tuning, null);
+    }
+
+    /**
+     * A cluster whose members run on the storage {@code storageFactory} opens (on each start and
+     * restart) instead of in-memory storage; otherwise as the constructor above.
+     */
+    public SimCluster(long seed, int size, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning,
+                      StorageFactory storageFactory) {
+        this(seed, size, size, stateMachines, tuning, storageFactory);
+    }
+
+    /** The general form: joining members beyond {@code initialVoters}, storage from {@code storageFactory} (null: in memory). */
+    public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning,
+                      StorageFactory storageFactory) {
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
@@ -79,6 +117,7 @@ public final class SimCluster {
         this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
         this.stateMachines = stateMachines;
         this.tuning = tuning;
+        this.storageFactory = storageFactory;
         for (int i = 0; i < size; i++) {
             peers.add(new PeerId("n" + (i + 1), 1000 + i + 1));
             members.add(new Member());
@@ -91,13 +130,17 @@ public final class SimCluster {
     private void startMember(int i) {
         Member m = members.get(i);
         PeerId id = peers.get(i);
+        NodeStorage storage = storageFactory == null
+                ? new NodeStorage(m.log, m.meta, m.snapshots)
+                : storageFactory.open(i, m.incarnation);
+        m.incarnation++;
         m.stateMachine = stateMachines.apply(i);
         NodeOptions o = new NodeOptions()
                 .initialConfiguration(i < initialVoters ? new Configuration(peers.subList(0, initialVoters)) : Configuration.empty())
                 .stateMachine(m.stateMachine)
-                .logStorage(m.log)
-                .metaStorage(m.meta)
-                .snapshotStorage(m.snapshots)
+                .logStorage(storage.log())
+                .metaStorage(storage.meta())
+                .snapshotStorage(storage.snapshots())
                 .timer(runtime.timer())
                 .clock(runtime.clock())
                 .snapshotIntervalSecs(0)
@@ -153,7 +196,11 @@ public final class SimCluster {
         return members.get(i).up;
     }
 
+    /** Member {@code i}'s in-memory log (only for clusters without a {@link StorageFactory}). */
     public MemoryLogStorage logStorage(int i) {
+        if (storageFactory != null) {
+            throw new IllegalStateException("member " + i + " runs on storage from a StorageFactory, not in memory");
+        }
         return members.get(i).log;
     }
 
