@@ -330,17 +330,19 @@ public final class HashedWheelTimer implements Timer {
         }
 
         @Override
-        public void fire(long now) {
+        public boolean fire(long now) {
             lock.lock();
             try {
                 if (stopped) {
-                    return;
+                    return false;
                 }
                 wheel.expire(now - startTime, due);
             } finally {
                 lock.unlock();
             }
+            boolean any = !due.isEmpty();
             runAll(due);
+            return any;
         }
     }
 
