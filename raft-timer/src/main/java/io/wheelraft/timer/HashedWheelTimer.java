@@ -1,7 +1,10 @@
 package io.wheelraft.timer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -11,8 +14,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A round-based hashed timing wheel (the design of Netty's {@code HashedWheelTimer}) that does
@@ -29,6 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       timeout, instead of waking every tick; scheduling an earlier timeout wakes it.</li>
  *   <li>{@link Timeout#cancel()} unlinks the timeout at once (O(1) under a short lock), so a
  *       cancelled timeout and its task are released promptly.</li>
+ *   <li>Callers link timeouts into the wheel themselves instead of queueing them for the
+ *       worker. The wheel is striped (one bucket array and lock per stripe, up to one stripe per
+ *       core; a thread always uses the same stripe), so concurrent schedulers rarely meet, and a
+ *       schedule or cancel costs one uncontended atomic instruction.</li>
  *   <li>With a {@link ManualClock} no thread is started: the clock's {@code advance} fires due
  *       timeouts on the calling thread, deterministically.</li>
  *   <li>Expired tasks may run on a given {@link Executor}; a throwing task is logged.</li>
@@ -43,7 +50,17 @@ public final class HashedWheelTimer implements Timer {
     static final long DEFAULT_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     static final int DEFAULT_TICKS_PER_WHEEL = 2048;
     private static final int MAX_TICKS_PER_WHEEL = 1 << 30;
+    private static final int MAX_STRIPES = 16;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+    private static final VarHandle WAKE_AT;
+
+    static {
+        try {
+            WAKE_AT = MethodHandles.lookup().findVarHandle(HashedWheelTimer.class, "wakeAt", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Clock clock;
     private final long startTime;
@@ -52,14 +69,21 @@ public final class HashedWheelTimer implements Timer {
     private final ThreadFactory threadFactory;
     private final TaskRunner runner;
     private final ManualDriver manualDriver;
-
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Guarded by {@link #lock}. */
-    private final WheelBuckets wheel;
-    /** Guarded by {@link #lock}. */
+    private final WheelStripe[] stripes;
+    private final int stripeMask;
+    /** Counts pending timeouts only when {@code maxPendingTimeouts} is set (exact limit check). */
+    private final AtomicLong reserved = new AtomicLong();
+    private final Object lifecycle = new Object();
+    /** Guarded by {@link #lifecycle}. */
     private Thread worker;
+    private volatile Thread workerThread;
     private volatile boolean stopped;
-    /** Relative time the worker is parked until; lowered (under the lock) by earlier adds. */
+    /**
+     * Relative time the worker sleeps until. Adders lower it (CAS) and unpark the worker; the
+     * worker raises it to Long.MAX_VALUE before each scan of the stripes and then lowers it to
+     * what the scan found, so an add racing with the scan is never missed.
+     */
+    @SuppressWarnings("unused") // accessed through WAKE_AT
     private volatile long wakeAt = Long.MAX_VALUE;
 
     /** A timer with a 1 ms tick and 2048 ticks per wheel, on the system clock. */
@@ -100,11 +124,20 @@ public final class HashedWheelTimer implements Timer {
         this.maxPendingTimeouts = b.maxPendingTimeouts;
         this.threadFactory = b.threadFactory;
         this.runner = new TaskRunner(this, b.taskExecutor);
-        this.wheel = new WheelBuckets(tick, wheelSize);
+        boolean manual = clock instanceof ManualClock;
+        // One stripe under a manual clock keeps firing order a pure function of call order.
+        int stripeCount = manual ? 1 : Math.min(MAX_STRIPES,
+                normalizeTicksPerWheel(Runtime.getRuntime().availableProcessors()));
+        this.stripes = new WheelStripe[stripeCount];
+        for (int i = 0; i < stripeCount; i++) {
+            stripes[i] = new WheelStripe(this, tick, wheelSize);
+        }
+        this.stripeMask = stripeCount - 1;
         this.startTime = clock.nanoTime();
-        if (clock instanceof ManualClock manual) {
-            this.manualDriver = new ManualDriver(manual);
-            manual.subscribe(manualDriver);
+        if (manual) {
+            ManualClock manualClock = (ManualClock) clock;
+            this.manualDriver = new ManualDriver(manualClock);
+            manualClock.subscribe(manualDriver);
         } else {
             this.manualDriver = null;
         }
@@ -125,74 +158,119 @@ public final class HashedWheelTimer implements Timer {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
         long delayNanos = Math.max(0L, unit.toNanos(delay));
+        if (maxPendingTimeouts > 0) {
+            reservePending(task);
+        }
+        WheelStripe stripe = stripes[(int) Thread.currentThread().getId() & stripeMask];
         long deadline = ManualClock.saturatedAdd(clock.nanoTime() - startTime, delayNanos);
-        WheelTimeout timeout = new WheelTimeout(this, task, deadline);
-        Thread toWake = null;
-        lock.lock();
+        WheelTimeout timeout = new WheelTimeout(stripe, task, deadline);
+        long fireAt;
+        stripe.lock();
         try {
             if (stopped) {
-                throw new IllegalStateException("cannot schedule " + task + ": the timer is stopped");
-            }
-            long pending = wheel.size();
-            if (maxPendingTimeouts > 0 && pending >= maxPendingTimeouts) {
-                throw new RejectedExecutionException("Number of pending timeouts (" + (pending + 1)
-                        + ") would exceed maxPendingTimeouts (" + maxPendingTimeouts + ")");
-            }
-            long fireAt = wheel.add(timeout);
-            if (manualDriver == null) {
-                if (worker == null) {
-                    worker = startWorker();
-                }
-                if (fireAt < wakeAt) {
-                    wakeAt = fireAt;
-                    toWake = worker;
-                }
+                fireAt = -1;
+            } else {
+                fireAt = stripe.wheel.add(timeout);
             }
         } finally {
-            lock.unlock();
+            stripe.unlock();
         }
-        if (toWake != null) {
-            LockSupport.unpark(toWake);
+        if (fireAt < 0) {
+            releasePending(1);
+            throw new IllegalStateException("cannot schedule " + task + ": the timer is stopped");
+        }
+        if (manualDriver == null) {
+            Thread w = workerThread;
+            if (w == null) {
+                w = startWorker();
+            }
+            if (fireAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(fireAt)) {
+                LockSupport.unpark(w);
+            }
         }
         return timeout;
     }
 
+    private void reservePending(TimerTask task) {
+        long count = reserved.incrementAndGet();
+        if (count > maxPendingTimeouts) {
+            reserved.decrementAndGet();
+            throw new RejectedExecutionException("Number of pending timeouts (" + count
+                    + ") would exceed maxPendingTimeouts (" + maxPendingTimeouts + "); rejected " + task);
+        }
+    }
+
+    /** Called when timeouts leave the wheel (ran, cancelled, stopped). */
+    void releasePending(long count) {
+        if (maxPendingTimeouts > 0) {
+            reserved.addAndGet(-count);
+        }
+    }
+
+    /** Lowers wakeAt to {@code time} unless it is already lower; true if it lowered it. */
+    private boolean lowerWakeAt(long time) {
+        long current;
+        do {
+            current = (long) WAKE_AT.getVolatile(this);
+            if (current <= time) {
+                return false;
+            }
+        } while (!WAKE_AT.compareAndSet(this, current, time));
+        return true;
+    }
+
     @Override
     public Set<Timeout> stop() {
-        if (Thread.currentThread() == workerThread() || TaskRunner.isRunningTaskOf(this)) {
+        if (Thread.currentThread() == workerThread || TaskRunner.isRunningTaskOf(this)) {
             throw new IllegalStateException(
                     "HashedWheelTimer.stop() cannot be called from a TimerTask of the same timer");
         }
-        Set<Timeout> unprocessed = new LinkedHashSet<>();
+        List<Timeout> left = new ArrayList<>();
         Thread w;
-        lock.lock();
-        try {
+        synchronized (lifecycle) {
             if (stopped) {
                 return Collections.emptySet();
             }
-            stopped = true;
-            wheel.drainPending(unprocessed);
+            for (WheelStripe stripe : stripes) {
+                stripe.lock();
+            }
+            try {
+                stopped = true;
+                for (WheelStripe stripe : stripes) {
+                    stripe.wheel.drainPending(left);
+                }
+            } finally {
+                for (WheelStripe stripe : stripes) {
+                    stripe.unlock();
+                }
+            }
             w = worker;
-        } finally {
-            lock.unlock();
         }
+        reserved.set(0);
         if (manualDriver != null) {
             manualDriver.clock.unsubscribe(manualDriver);
         }
         if (w != null) {
             joinWorker(w);
         }
-        return Collections.unmodifiableSet(unprocessed);
+        if (stripes.length > 1) {
+            left.sort(Comparator.comparingLong(t -> ((WheelTimeout) t).deadline));
+        }
+        return Collections.unmodifiableSet(new LinkedHashSet<>(left));
     }
 
     /** The number of timeouts scheduled that have neither expired nor been cancelled. */
     public long pendingTimeouts() {
-        lock.lock();
-        try {
-            return wheel.size();
-        } finally {
-            lock.unlock();
+        long sum = 0;
+        for (WheelStripe stripe : stripes) {
+            stripe.lock();
+            try {
+                sum += stripe.wheel.size();
+            } finally {
+                stripe.unlock();
+            }
         }
+        return sum;
     }
 
     /** The tick length in nanoseconds. */
@@ -200,31 +278,19 @@ public final class HashedWheelTimer implements Timer {
         return tickNanos;
     }
 
-    void unlinkCancelled(WheelTimeout timeout) {
-        lock.lock();
-        try {
-            wheel.remove(timeout);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private Thread workerThread() {
-        lock.lock();
-        try {
-            return worker;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     private Thread startWorker() {
-        Thread t = threadFactory.newThread(this::workerLoop);
-        if (t == null) {
-            throw new IllegalStateException("threadFactory " + threadFactory + " returned no thread");
+        synchronized (lifecycle) {
+            if (worker == null && !stopped) {
+                Thread t = threadFactory.newThread(this::workerLoop);
+                if (t == null) {
+                    throw new IllegalStateException("threadFactory " + threadFactory + " returned no thread");
+                }
+                worker = t;
+                workerThread = t;
+                t.start();
+            }
+            return worker;
         }
-        t.start();
-        return t;
     }
 
     private void joinWorker(Thread w) {
@@ -245,26 +311,48 @@ public final class HashedWheelTimer implements Timer {
 
     private void workerLoop() {
         List<WheelTimeout> due = new ArrayList<>();
-        while (true) {
-            lock.lock();
-            try {
-                if (stopped) {
-                    return;
-                }
-                wheel.expire(clock.nanoTime() - startTime, due);
-                wakeAt = wheel.nextFireTime();
-            } finally {
-                lock.unlock();
-            }
+        while (!stopped) {
+            WAKE_AT.setVolatile(this, Long.MAX_VALUE);
+            long next = expireAll(clock.nanoTime() - startTime, due);
+            lowerWakeAt(next);
             runAll(due);
             parkUntilDue();
         }
     }
 
-    /** Parks until {@link #wakeAt}; an add of an earlier timeout lowers it and unparks us. */
+    /**
+     * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns the earliest relative time at which a stripe has work next.
+     */
+    private long expireAll(long now, List<WheelTimeout> due) {
+        long next = Long.MAX_VALUE;
+        int taken = 0;
+        for (WheelStripe stripe : stripes) {
+            int first = due.size();
+            stripe.lock();
+            try {
+                if (stopped) {
+                    return Long.MAX_VALUE;
+                }
+                stripe.wheel.expire(now, due);
+                next = Math.min(next, stripe.wheel.nextFireTime());
+            } finally {
+                stripe.unlock();
+            }
+            taken += due.size() - first;
+        }
+        if (taken > 0) {
+            releasePending(taken);
+        }
+        if (stripes.length > 1 && due.size() > 1) {
+            due.sort(WheelBuckets.BY_DEADLINE);
+        }
+        return next;
+    }
+
+    /** Parks until wakeAt; an add of an earlier timeout lowers it and unparks us. */
     private void parkUntilDue() {
         while (!stopped) {
-            long waitNanos = wakeAt - (clock.nanoTime() - startTime);
+            long waitNanos = (long) WAKE_AT.getVolatile(this) - (clock.nanoTime() - startTime);
             if (waitNanos <= 0) {
                 return;
             }
@@ -294,7 +382,7 @@ public final class HashedWheelTimer implements Timer {
 
     @Override
     public String toString() {
-        return "HashedWheelTimer(tick=" + tickNanos + "ns, pending=" + pendingTimeouts()
+        return "HashedWheelTimer(tick=" + tickNanos + "ns, stripes=" + stripes.length + ", pending=" + pendingTimeouts()
                 + (stopped ? ", stopped" : "") + ")";
     }
 
@@ -309,38 +397,34 @@ public final class HashedWheelTimer implements Timer {
 
         @Override
         public long nextFireTime() {
-            lock.lock();
+            WheelStripe stripe = stripes[0];
+            stripe.lock();
             try {
-                long rel = wheel.nextFireTime();
+                long rel = stripe.wheel.nextFireTime();
                 return rel == Long.MAX_VALUE ? Long.MAX_VALUE : ManualClock.saturatedAdd(startTime, rel);
             } finally {
-                lock.unlock();
+                stripe.unlock();
             }
         }
 
         @Override
         public long earliestDeadline() {
-            lock.lock();
+            WheelStripe stripe = stripes[0];
+            stripe.lock();
             try {
-                long rel = wheel.earliestDeadline();
+                long rel = stripe.wheel.earliestDeadline();
                 return rel == Long.MAX_VALUE ? Long.MAX_VALUE : ManualClock.saturatedAdd(startTime, rel);
             } finally {
-                lock.unlock();
+                stripe.unlock();
             }
         }
 
         @Override
-        public void fire(long now) {
-            lock.lock();
-            try {
-                if (stopped) {
-                    return;
-                }
-                wheel.expire(now - startTime, due);
-            } finally {
-                lock.unlock();
-            }
+        public boolean fire(long now) {
+            expireAll(now - startTime, due);
+            boolean any = !due.isEmpty();
             runAll(due);
+            return any;
         }
     }
 

@@ -81,22 +81,31 @@ public final class ManualClock implements Clock {
                         next = s;
                     }
                 }
-                if (next == null || nextTime > target) {
-                    // Nothing reaches a tick boundary before target; fire what is due at target itself.
-                    next = firstWithDeadlineBy(target);
-                    if (next == null) {
-                        break;
+                if (next != null && nextTime <= target) {
+                    if (nextTime > now) {
+                        now = nextTime;
+                        passesAtThisInstant = 0;
+                    } else {
+                        checkProgress(++passesAtThisInstant);
                     }
-                    nextTime = target;
+                    next.fire(now);
+                    continue;
                 }
-                if (nextTime > now) {
-                    now = nextTime;
+                // No tick boundary before target: fire what is due at target itself (a partial tick).
+                if (target > now) {
+                    now = target;
                     passesAtThisInstant = 0;
-                } else if (++passesAtThisInstant > MAX_PASSES_AT_ONE_INSTANT) {
-                    throw new IllegalStateException("timer tasks keep rescheduling themselves with no delay at "
-                            + now + " ns; time cannot advance");
                 }
-                next.fire(now);
+                boolean firedAny = false;
+                for (Subscriber s : subscribers) {
+                    if (s.earliestDeadline() <= target) {
+                        firedAny |= s.fire(target);
+                    }
+                }
+                if (!firedAny) {
+                    break;
+                }
+                checkProgress(++passesAtThisInstant);
             }
             now = target;
         } finally {
@@ -104,13 +113,11 @@ public final class ManualClock implements Clock {
         }
     }
 
-    private Subscriber firstWithDeadlineBy(long time) {
-        for (Subscriber s : subscribers) {
-            if (s.earliestDeadline() <= time) {
-                return s;
-            }
+    private void checkProgress(int passesAtThisInstant) {
+        if (passesAtThisInstant > MAX_PASSES_AT_ONE_INSTANT) {
+            throw new IllegalStateException("timer tasks keep rescheduling themselves with no delay at "
+                    + now + " ns; time cannot advance");
         }
-        return null;
     }
 
     void subscribe(Subscriber subscriber) {
@@ -139,7 +146,11 @@ public final class ManualClock implements Clock {
         /** A lower bound of the earliest pending deadline, or Long.MAX_VALUE if nothing pends. */
         long earliestDeadline();
 
-        /** Runs every timeout whose deadline is at or before {@code now}, on the calling thread. */
-        void fire(long now);
+        /**
+         * Runs every timeout whose deadline is at or before {@code now}, on the calling thread.
+         *
+         * @return true if any timeout was taken off the timer (run, or found cancelled)
+         */
+        boolean fire(long now);
     }
 }

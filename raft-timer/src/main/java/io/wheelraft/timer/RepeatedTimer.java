@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: every method may be called from any thread, including from inside
  * {@code onTrigger}. {@code onTrigger} runs on the thread the timer fires on (or the caller's,
- * for {@link #runOnceNow()}), never under this object's lock, and must not block. After
+ * for {@link #runOnceNow()}), never under this object's lock, and must not block. It never
+ * overlaps itself: a fire (or {@code runOnceNow}) while it runs makes it run once more right
+ * after, on the same thread, instead of concurrently. After
  * {@code stop}, {@code reset}, {@code restart} or {@code destroy} returns, no run scheduled
  * before it will start {@code onTrigger}; a run already inside {@code onTrigger} finishes.
  * An exception from {@code onTrigger} is logged and the timer keeps repeating.
@@ -38,7 +40,9 @@ public abstract class RepeatedTimer {
     private boolean stopped = true;
     private boolean destroyed;
     private boolean destroyNotified;
-    private int runsInProgress;
+    /** True while onTrigger runs; a fire meanwhile sets {@link #rerun} instead of overlapping. */
+    private boolean triggering;
+    private boolean rerun;
     /** The armed timeout; null when disarmed or while a run is between firing and re-arming. */
     private Timeout timeout;
 
@@ -102,7 +106,7 @@ public abstract class RepeatedTimer {
             }
             stopped = false;
             // A run still in onTrigger re-arms when it finishes.
-            if (timeout == null && runsInProgress == 0) {
+            if (timeout == null && !triggering) {
                 schedule();
             }
         } finally {
@@ -164,7 +168,8 @@ public abstract class RepeatedTimer {
 
     /**
      * If a run is armed, runs {@code onTrigger} now on the calling thread (instead of at its
-     * expiry) and re-arms a full period; otherwise does nothing.
+     * expiry) and re-arms a full period; otherwise does nothing. If {@code onTrigger} is already
+     * running on another thread, that thread runs it once more instead.
      */
     public final void runOnceNow() {
         lock.lock();
@@ -173,7 +178,9 @@ public abstract class RepeatedTimer {
                 return;
             }
             timeout = null;
-            runsInProgress++;
+            if (!claimTrigger()) {
+                return;
+            }
         } finally {
             lock.unlock();
         }
@@ -208,37 +215,56 @@ public abstract class RepeatedTimer {
                 return;
             }
             timeout = null;
-            runsInProgress++;
+            if (!claimTrigger()) {
+                return;
+            }
         } finally {
             lock.unlock();
         }
         triggerAndRearm();
     }
 
+    /** Caller holds the lock. True if the caller must run onTrigger; false if a run in progress will. */
+    private boolean claimTrigger() {
+        if (triggering) {
+            rerun = true;
+            return false;
+        }
+        triggering = true;
+        return true;
+    }
+
     private void triggerAndRearm() {
-        try {
-            onTrigger();
-        } catch (Throwable t) {
-            LOG.warn("RepeatedTimer {} onTrigger threw; it keeps repeating", name, t);
-        }
-        boolean notify;
-        lock.lock();
-        try {
-            runsInProgress--;
-            if (!stopped && timeout == null) {
-                try {
-                    schedule();
-                } catch (RuntimeException e) {
-                    stopped = true;
-                    LOG.error("RepeatedTimer {} could not re-arm on {}; it is now stopped", name, timer, e);
-                }
+        boolean again = true;
+        while (again) {
+            try {
+                onTrigger();
+            } catch (Throwable t) {
+                LOG.warn("RepeatedTimer {} onTrigger threw; it keeps repeating", name, t);
             }
-            notify = claimDestroyNotification();
-        } finally {
-            lock.unlock();
-        }
-        if (notify) {
-            notifyDestroyed();
+            boolean notify = false;
+            lock.lock();
+            try {
+                again = rerun && !stopped;
+                rerun = false;
+                if (!again) {
+                    triggering = false;
+                    if (!stopped && timeout == null) {
+                        try {
+                            schedule();
+                        } catch (RuntimeException e) {
+                            stopped = true;
+                            LOG.error("RepeatedTimer {} could not re-arm on {}; it is now stopped", name, timer, e);
+                        }
+                    }
+                    notify = claimDestroyNotification();
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (notify) {
+                notifyDestroyed();
+            }
         }
     }
 
@@ -257,7 +283,7 @@ public abstract class RepeatedTimer {
     }
 
     private boolean claimDestroyNotification() {
-        if (destroyed && runsInProgress == 0 && !destroyNotified) {
+        if (destroyed && !triggering && !destroyNotified) {
             destroyNotified = true;
             return true;
         }

@@ -21,7 +21,7 @@ import java.util.List;
  */
 final class WheelBuckets {
 
-    private static final Comparator<WheelTimeout> BY_DEADLINE = Comparator.comparingLong(t -> t.deadline);
+    static final Comparator<WheelTimeout> BY_DEADLINE = Comparator.comparingLong(t -> t.deadline);
 
     private final long tickNanos;
     private final int wheelSize;
@@ -68,11 +68,13 @@ final class WheelBuckets {
         return boundary(tick);
     }
 
-    /** Unlinks {@code t} if it is still in a slot (it may already have been taken by a sweep). */
-    void remove(WheelTimeout t) {
-        if (t.slot != WheelTimeout.UNLINKED) {
-            unlink(t);
+    /** Unlinks {@code t} if it is still in a slot; false if it was not (taken by a sweep or stop). */
+    boolean remove(WheelTimeout t) {
+        if (t.slot == WheelTimeout.UNLINKED) {
+            return false;
         }
+        unlink(t);
+        return true;
     }
 
     /**

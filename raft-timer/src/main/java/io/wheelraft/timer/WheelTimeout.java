@@ -5,8 +5,10 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The {@link Timeout} of a {@link HashedWheelTimer}, doubling as the node of its bucket's
- * doubly linked list. The link fields belong to the timer's lock; the state is a CAS so that
- * exactly one of "expired" (runs) or "cancelled" wins.
+ * doubly linked list. Its links change only under its stripe's lock. While it is linked only a
+ * lock holder can take it, so a cancel then needs no CAS of its own; once the worker has taken
+ * it off the wheel, the runner and a late cancel race with a CAS, so exactly one of "expired"
+ * (runs) or "cancelled" wins.
  */
 final class WheelTimeout implements Timeout {
 
@@ -27,7 +29,7 @@ final class WheelTimeout implements Timeout {
         }
     }
 
-    private final HashedWheelTimer timer;
+    private final WheelStripe stripe;
     private final TimerTask task;
     /** Deadline in nanoseconds relative to the timer's start. */
     final long deadline;
@@ -35,20 +37,20 @@ final class WheelTimeout implements Timeout {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    // Guarded by the timer's lock.
+    // Guarded by the stripe's lock.
     WheelTimeout next;
     WheelTimeout prev;
     int slot = UNLINKED;
 
-    WheelTimeout(HashedWheelTimer timer, TimerTask task, long deadline) {
-        this.timer = timer;
+    WheelTimeout(WheelStripe stripe, TimerTask task, long deadline) {
+        this.stripe = stripe;
         this.task = task;
         this.deadline = deadline;
     }
 
     @Override
     public Timer timer() {
-        return timer;
+        return stripe.timer;
     }
 
     @Override
@@ -58,21 +60,37 @@ final class WheelTimeout implements Timeout {
 
     @Override
     public boolean isExpired() {
-        return (int) STATE.getVolatile(this) == ST_EXPIRED;
+        return (int) STATE.getAcquire(this) == ST_EXPIRED;
     }
 
     @Override
     public boolean isCancelled() {
-        return (int) STATE.getVolatile(this) == ST_CANCELLED;
+        return (int) STATE.getAcquire(this) == ST_CANCELLED;
     }
 
     @Override
     public boolean cancel() {
-        if (!STATE.compareAndSet(this, ST_PENDING, ST_CANCELLED)) {
-            return false;
+        if ((int) STATE.getAcquire(this) != ST_PENDING) {
+            return false; // cheap answer without the lock; the state never returns to pending
         }
-        timer.unlinkCancelled(this);
-        return true;
+        boolean linked;
+        stripe.lock();
+        try {
+            // While linked, only a holder of the stripe lock can take it, so a plain store wins.
+            linked = slot != UNLINKED;
+            if (linked) {
+                STATE.setRelease(this, ST_CANCELLED);
+                stripe.wheel.remove(this);
+            }
+        } finally {
+            stripe.unlock();
+        }
+        if (linked) {
+            stripe.timer.releasePending(1);
+            return true;
+        }
+        // Already taken off the wheel to run (or by stop): race the runner for it.
+        return STATE.compareAndSet(this, ST_PENDING, ST_CANCELLED);
     }
 
     /** Claims the right to run; false if a cancel won. */
@@ -81,7 +99,7 @@ final class WheelTimeout implements Timeout {
     }
 
     boolean isPending() {
-        return (int) STATE.getVolatile(this) == ST_PENDING;
+        return (int) STATE.getAcquire(this) == ST_PENDING;
     }
 
     @Override

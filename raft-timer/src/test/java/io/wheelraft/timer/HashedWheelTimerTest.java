@@ -11,70 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Behaviour of the real-thread mode and argument validation. */
+/** What is specific to {@link HashedWheelTimer}; the shared behaviour is in {@link TimerContractTest}. */
 class HashedWheelTimerTest {
-
-    @Test
-    void firesOnTheWorkerThreadAfterTheDelay() throws Exception {
-        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
-        try {
-            CountDownLatch fired = new CountDownLatch(1);
-            long start = System.nanoTime();
-            timer.newTimeout(t -> fired.countDown(), 20, TimeUnit.MILLISECONDS);
-            assertTrue(fired.await(10, TimeUnit.SECONDS));
-            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "fired early");
-        } finally {
-            timer.stop();
-        }
-    }
-
-    @Test
-    void earlierTimeoutWakesAParkedWorker() throws Exception {
-        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
-        try {
-            timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
-            CountDownLatch fired = new CountDownLatch(1);
-            timer.newTimeout(t -> fired.countDown(), 5, TimeUnit.MILLISECONDS);
-            assertTrue(fired.await(10, TimeUnit.SECONDS), "parked worker was not woken");
-        } finally {
-            timer.stop();
-        }
-    }
-
-    @Test
-    void stopReturnsTheTimeoutsThatNeverRanAndRefusesNewOnes() {
-        HashedWheelTimer timer = new HashedWheelTimer();
-        Timeout a = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
-        Timeout b = timer.newTimeout(t -> { }, 2, TimeUnit.HOURS);
-        b.cancel();
-        Set<Timeout> unprocessed = timer.stop();
-        assertEquals(Set.of(a), unprocessed);
-        assertEquals(Set.of(), timer.stop());
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
-        assertTrue(e.getMessage().contains("stopped"), e.getMessage());
-    }
-
-    @Test
-    void stopFromOwnTaskThrows() throws Exception {
-        HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 64);
-        try {
-            AtomicReference<Throwable> thrown = new AtomicReference<>();
-            CountDownLatch done = new CountDownLatch(1);
-            timer.newTimeout(t -> {
-                try {
-                    timer.stop();
-                } catch (Throwable e) {
-                    thrown.set(e);
-                }
-                done.countDown();
-            }, 1, TimeUnit.MILLISECONDS);
-            assertTrue(done.await(10, TimeUnit.SECONDS));
-            assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
-        } finally {
-            timer.stop();
-        }
-    }
 
     @Test
     void rejectsTimeoutsBeyondMaxPendingNamingTheCount() {
