@@ -45,6 +45,8 @@ public final class RaftCore {
     private long reportedCommit;
 
     private long lastLeaderContactMs;
+    /** When we last granted a real vote (pre-votes are held back briefly after it). */
+    private long lastVoteGrantMs = Long.MIN_VALUE / 2;
     /** When the transport said the leader's connection broke; -1 when it has not (since the last contact). */
     private long leaderConnectionLostMs = -1;
     private VoteTally tally;
@@ -211,7 +213,11 @@ public final class RaftCore {
         PeerId candidate = PeerId.parse(req.getServerId());
         boolean logOk = log.isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         if (req.getPreVote()) {
-            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLost(nowMs);
+            // Right after granting a vote, give that candidate time to win and announce itself
+            // before backing anyone else (it would otherwise be deposed in the window between our
+            // grant and its first append).
+            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLost(nowMs)
+                    && nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2;
             return voteResponse(true, grant, grant ? "" : refusal(req, logOk, nowMs));
         }
         if (req.getTerm() < term) {
@@ -239,6 +245,7 @@ public final class RaftCore {
             // disrupting the candidate we voted for. The broken-connection shortcut does end: it
             // was about the old leader, and would otherwise depose the new one.
             leaderConnectionLostMs = -1;
+            lastVoteGrantMs = nowMs;
             return voteResponse(false, true, "");
         }
         if (!canVote && logOk && role == Role.CANDIDATE && self.equals(votedFor) && winsTie(req, candidate)) {
@@ -270,6 +277,9 @@ public final class RaftCore {
         }
         if (!logOk) {
             return "candidate log is behind";
+        }
+        if (leaderLost(nowMs)) {
+            return "just voted; giving that candidate time to win";
         }
         return role == Role.LEADER ? "I am the leader" : "leader " + leader + " still alive";
     }
