@@ -64,6 +64,10 @@ final class ChaosReport {
         return stat(ChaosRunner.Round::catchUpMs);
     }
 
+    Stats serving() {
+        return stat(ChaosRunner.Round::servingMs);
+    }
+
     Stats stepDown() {
         return stat(ChaosRunner.Round::stepDownMs);
     }
@@ -137,6 +141,7 @@ final class ChaosReport {
             sb.append("  fault -> new leader:        ").append(line(election())).append('\n');
             sb.append("  fault -> first acked write: ").append(line(firstAck())).append('\n');
             sb.append("  restart -> caught up:       ").append(line(catchUp())).append('\n');
+            sb.append("    of which spawn -> serving: ").append(line(serving())).append('\n');
             if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
                 sb.append("  resume -> stepped down:     ").append(line(stepDown())).append('\n');
                 sb.append("  acks by the paused leader after its lease: ").append(victimAcksAfterLease()).append('\n');
@@ -172,7 +177,7 @@ final class ChaosReport {
             sb.append("    {\"round\": ").append(r.number()).append(", \"victim\": ").append(str(r.victim()))
                     .append(", \"newLeader\": ").append(str(r.newLeader())).append(", \"newTerm\": ").append(r.newTerm())
                     .append(", \"electionMs\": ").append(num(r.electionMs())).append(", \"firstAckMs\": ").append(num(r.firstAckMs()))
-                    .append(", \"catchUpMs\": ").append(num(r.catchUpMs())).append(", \"stepDownMs\": ").append(num(r.stepDownMs()))
+                    .append(", \"catchUpMs\": ").append(num(r.catchUpMs())).append(", \"servingMs\": ").append(num(r.servingMs())).append(", \"stepDownMs\": ").append(num(r.stepDownMs()))
                     .append(", \"victimAcksAfterLease\": ").append(r.victimAcksAfterLease()).append('}')
                     .append(i + 1 < rounds.size() ? ",\n" : "\n");
         }
@@ -180,6 +185,7 @@ final class ChaosReport {
         sb.append("  \"electionMs\": ").append(stats(election())).append(",\n");
         sb.append("  \"firstAckMs\": ").append(stats(firstAck())).append(",\n");
         sb.append("  \"catchUpMs\": ").append(stats(catchUp())).append(",\n");
+        sb.append("  \"servingMs\": ").append(stats(serving())).append(",\n");
         sb.append("  \"stepDownMs\": ").append(stats(stepDown())).append(",\n");
         sb.append("  \"elections\": ").append(elections).append(",\n");
         sb.append("  \"finalTerm\": ").append(finalTerm).append(",\n");
@@ -241,6 +247,7 @@ final class ChaosReport {
             row(sb, "fault → new leader", election());
             row(sb, "fault → first acknowledged write", firstAck());
             row(sb, "restart (or resume) → caught up", catchUp());
+            row(sb, "restart → restarted node answers (JVM start, storage open)", serving());
             if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
                 row(sb, "resume → old leader stepped down", stepDown());
             }

@@ -56,11 +56,12 @@ final class ChaosRunner {
      * @param electionMs         fault → a surviving node leads in a newer term
      * @param firstAckMs         fault → the first increment acknowledged by a node other than the victim
      * @param catchUpMs          restart (or resume) → the victim applied everything committed when it came back
+     * @param servingMs          restart → the restarted victim answers (JVM start, storage open, port bound)
      * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership
      * @param victimAcksAfterLease pause-leader: increments the victim acknowledged after its lease had expired
      */
     record Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
-                 double stepDownMs, long victimAcksAfterLease) {
+                 double servingMs, double stepDownMs, long victimAcksAfterLease) {
     }
 
     private final Settings settings;
@@ -150,10 +151,10 @@ final class ChaosRunner {
         if (!leaderDies) {
             newLeader = cluster.awaitLeader(survivors, 0, 30_000);
         }
-        double catchUpMs = restartAndCatchUp(cluster, victim, newLeader.endpoint());
+        double[] restart = restartAndCatchUp(cluster, victim, newLeader.endpoint());
         LOG.info("round {}: killed {}; new leader {} term {} after {} ms, first ack after {} ms, caught up {} ms after restart",
-                number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs);
-        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, 0);
+                number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, restart[1]);
+        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, restart[1], restart[0], Double.NaN, 0);
     }
 
     private Round pauseLeader(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader, int et) throws Exception {
@@ -187,7 +188,7 @@ final class ChaosRunner {
         load.countAcksFrom(null, 0);
         LOG.info("round {}: paused {}; new leader {} term {} after {} ms, first ack after {} ms; resumed: stepped down in {} ms, caught up in {} ms; {} acks after lease",
                 number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, stepDownMs, catchUpMs, violations);
-        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, stepDownMs, violations);
+        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, stepDownMs, violations);
     }
 
     private Round restartAll(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader) throws Exception {
@@ -203,22 +204,34 @@ final class ChaosRunner {
         double electionMs = millisSince(t0);
         long ack = watch.firstAckNanos.get(60, TimeUnit.SECONDS);
         double firstAckMs = (ack - t0) / 1e6;
+        double servingMs = Double.NaN;
+        for (String e : cluster.endpoints()) {
+            cluster.awaitApplied(e, 0, 60_000);
+        }
+        servingMs = millisSince(restarted);
         for (String e : cluster.endpoints()) {
             cluster.awaitApplied(e, commitBefore, 60_000);
         }
         double catchUpMs = millisSince(restarted);
         LOG.info("round {}: restarted all; leader {} term {} after {} ms, first ack after {} ms, all caught up {} ms after restart",
                 number, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs);
-        return new Round(number, "all", newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, 0);
+        return new Round(number, "all", newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, servingMs, Double.NaN, 0);
     }
 
-    /** Restarts {@code victim} and returns how long (from spawn) it took to apply what the leader had committed then. */
-    private static double restartAndCatchUp(LocalCluster cluster, String victim, String leader) throws Exception {
+    /**
+     * Restarts {@code victim}; returns how long (from spawn) it took to answer, and to apply what the
+     * leader had committed then.
+     */
+    private static double[] restartAndCatchUp(LocalCluster cluster, String victim, String leader) throws Exception {
         long target = cluster.view(leader, 1000).map(LocalCluster.NodeView::commit).orElse(0L);
         ServerProcess s = cluster.server(victim);
         s.start();
+        cluster.awaitApplied(victim, 0, 60_000);
+        double servingMs = millisSince(s.startedNanos());
         cluster.awaitApplied(victim, target, 60_000);
-        return millisSince(s.startedNanos());
+        double caughtUp = millisSince(s.startedNanos());
+        LOG.info("{} answered {} ms after it was spawned and caught up after {} ms", victim, servingMs, caughtUp);
+        return new double[] {servingMs, caughtUp};
     }
 
     /** Load only, for {@code durationSecs}; returns how many elections happened (term increases). */

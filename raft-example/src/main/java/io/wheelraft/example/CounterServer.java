@@ -10,6 +10,7 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
 import io.wheelraft.core.Role;
 import io.wheelraft.rpc.GrpcRaftTransport;
+import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.LocalSnapshotStorage;
 import io.wheelraft.storage.RocksDbStore;
@@ -148,7 +149,9 @@ public final class CounterServer implements AutoCloseable {
 
     private static GrpcRaftTransport bind(PeerId self, CounterServiceImpl service) {
         try {
-            return GrpcRaftTransport.builder().listen(self.host(), self.port()).addService(service).start();
+            // A restarted peer should hear from us within a fraction of a second, not after a 1 s backoff.
+            RpcOptions rpc = RpcOptions.builder().reconnectBackoff(20, 200).build();
+            return GrpcRaftTransport.builder().listen(self.host(), self.port()).options(rpc).addService(service).start();
         } catch (RuntimeException e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof BindException) {
