@@ -41,8 +41,10 @@ final class LocalCluster implements AutoCloseable {
         }
         List<String> args = List.of("--peers", String.join(",", endpoints), "--election-timeout-ms", Integer.toString(electionTimeoutMs),
                 "--snapshot-interval-secs", Integer.toString(snapshotIntervalSecs));
+        Path archive = ServerProcess.recordClassArchive(baseDir);
         for (int i = 0; i < size; i++) {
-            servers.add(new ServerProcess(endpoints.get(i), baseDir.resolve("node" + (i + 1)), baseDir.resolve("node" + (i + 1) + ".log"), args));
+            servers.add(new ServerProcess(endpoints.get(i), baseDir.resolve("node" + (i + 1)), baseDir.resolve("node" + (i + 1) + ".log"), args,
+                    archive));
         }
         channels = new ClusterChannels(endpoints);
     }

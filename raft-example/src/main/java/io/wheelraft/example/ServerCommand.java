@@ -41,6 +41,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics.")
     Integer metricsPort;
 
+    /** Start, then stop at once: used to record a class-data-sharing archive for faster restarts (see ServerProcess). */
+    @Option(names = "--exit-when-started", hidden = true)
+    boolean exitWhenStarted;
+
     @Override
     public Integer call() throws Exception {
         PeerId selfId = Addresses.parse("--self", self);
@@ -64,6 +68,13 @@ final class ServerCommand implements Callable<Integer> {
                 metrics.close();
             }
             throw e;
+        }
+        if (exitWhenStarted) {
+            server.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            return 0;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

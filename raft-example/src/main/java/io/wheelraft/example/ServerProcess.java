@@ -22,13 +22,15 @@ final class ServerProcess {
     private final Path dataDir;
     private final Path logFile;
     private final List<String> serverArgs;
+    private final Path classArchive;
     private Process process;
     private long startedNanos;
 
     /**
      * @param serverArgs the {@code server} options besides {@code --data} and {@code --self}
      */
-    ServerProcess(String endpoint, Path dataDir, Path logFile, List<String> serverArgs) {
+    ServerProcess(String endpoint, Path dataDir, Path logFile, List<String> serverArgs, Path classArchive) {
+        this.classArchive = classArchive;
         this.endpoint = endpoint;
         this.dataDir = dataDir;
         this.logFile = logFile;
@@ -50,16 +52,7 @@ final class ServerProcess {
             throw new IllegalStateException(endpoint + " is already running");
         }
         Files.createDirectories(logFile.getParent());
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        // Small heaps and the serial collector: three servers and the load share two cores.
-        cmd.add("-Xms64m");
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Main.class.getName());
+        List<String> cmd = javaCommand(classArchive != null && Files.isRegularFile(classArchive) ? "-XX:SharedArchiveFile=" + classArchive : null);
         cmd.add("server");
         cmd.add("--data");
         cmd.add(dataDir.toString());
@@ -72,6 +65,60 @@ final class ServerProcess {
         startedNanos = System.nanoTime();
         process = pb.start();
         ChildProcesses.track(process);
+    }
+
+    /** {@code java [options] -cp CLASSPATH io.wheelraft.example.Main}, plus {@code cdsOption} if not null. */
+    private static List<String> javaCommand(String cdsOption) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // Small heaps, the serial collector and C1 only: three servers and the load share two cores,
+        // and a restarted server should reach full speed quickly.
+        cmd.add("-Xms64m");
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        if (cdsOption != null) {
+            cmd.add(cdsOption);
+            cmd.add("-Xlog:cds=off");
+            cmd.add("-Xlog:cds+dynamic=off");
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+        return cmd;
+    }
+
+    /**
+     * Records a class-data-sharing archive of the classes a server loads (one server started and
+     * stopped at once), so later servers start in about half a second instead of well over one:
+     * that is most of a restarted node's catch-up time. Returns the archive, or null if the JVM
+     * could not make one (servers then start without it).
+     */
+    static Path recordClassArchive(Path dir) {
+        Path archive = dir.resolve("server-classes.jsa");
+        try {
+            Files.createDirectories(dir);
+            int port = LocalCluster.freePorts(1).get(0);
+            String self = "127.0.0.1:" + port;
+            List<String> cmd = javaCommand("-XX:ArchiveClassesAtExit=" + archive);
+            cmd.addAll(List.of("server", "--data", dir.resolve("class-archive-probe").toString(), "--self", self, "--peers", self,
+                    "--exit-when-started"));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("class-archive.log").toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            ChildProcesses.track(p);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                return null;
+            }
+            ChaosRunner.deleteRecursively(dir.resolve("class-archive-probe"));
+            return Files.isRegularFile(archive) ? archive : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     boolean alive() {
