@@ -193,10 +193,11 @@ final class ChaosRunner {
 
     private Round restartAll(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader) throws Exception {
         long t0 = System.nanoTime();
-        LoadGenerator.AckWatch watch = load.watchFirstAck(t0, null);
         for (ServerProcess s : cluster.servers()) {
             s.kill();
         }
+        // Only acknowledgements after every server died count (answers already on their way do not).
+        LoadGenerator.AckWatch watch = load.watchFirstAck(System.nanoTime(), null);
         long commitBefore = leader.commit();
         long restarted = System.nanoTime();
         cluster.startAll();
