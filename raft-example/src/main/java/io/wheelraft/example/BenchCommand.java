@@ -1,0 +1,74 @@
+package io.wheelraft.example;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code bench}: {@code --concurrency} clients incrementing for {@code --duration} seconds after a
+ * warm-up; ends with one line {@code N ops/s, p50 X ms, p99 Y ms, p999 Z ms} (acknowledged
+ * increments only).
+ */
+@Command(name = "bench", description = "Measure increment throughput and latency against a running cluster.", mixinStandardHelpOptions = true)
+final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--peers", required = true, paramLabel = "LIST")
+    String peers;
+
+    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N")
+    int concurrency;
+
+    @Option(names = "--duration", defaultValue = "30", paramLabel = "S")
+    int durationSecs;
+
+    @Option(names = "--warmup", defaultValue = "5", paramLabel = "S", description = "Seconds of load before measuring.")
+    int warmupSecs;
+
+    @Override
+    public Integer call() throws Exception {
+        var endpoints = Addresses.endpoints(Addresses.parseList("--peers", peers));
+        if (concurrency <= 0 || durationSecs <= 0 || warmupSecs < 0) {
+            throw CliException.usage("--concurrency and --duration must be positive and --warmup >= 0");
+        }
+        try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
+            CounterClient.Outcome probe = new CounterClient(cluster, 10_000, 2_000).get();
+            if (probe.kind() == CounterClient.Outcome.Kind.FAIL) {
+                throw CliException.failed("cannot reach the cluster: " + probe.reason());
+            }
+            LoadGenerator load = new LoadGenerator(cluster, concurrency, 10_000, 2_000, true);
+            load.start();
+            long acked0;
+            long start;
+            try {
+                TimeUnit.SECONDS.sleep(warmupSecs); // the warm-up period itself
+                start = System.nanoTime();
+                load.measureFrom(start);
+                acked0 = load.acked();
+                TimeUnit.SECONDS.sleep(durationSecs); // the measured period itself
+            } finally {
+                load.stop();
+            }
+            long[] lat = load.sortedLatencies();
+            double seconds = durationSecs;
+            long ops = lat.length;
+            if (ops == 0) {
+                throw CliException.failed("no increment was acknowledged during the run (" + (load.acked() - acked0) + " acknowledged in total)");
+            }
+            spec.commandLine().getOut().println(String.format(Locale.ROOT, "%.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms",
+                    ops / seconds, Stats.rank(lat, 0.50) / 1e6, Stats.rank(lat, 0.99) / 1e6, Stats.rank(lat, 0.999) / 1e6));
+            spec.commandLine().getOut().flush();
+            if (load.unknown() + load.failed() > 0) {
+                System.err.println(Main.NAME + ": note: " + load.unknown() + " unknown and " + load.failed() + " failed increments during the run");
+            }
+            return 0;
+        }
+    }
+}

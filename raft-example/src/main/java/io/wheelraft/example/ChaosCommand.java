@@ -1,0 +1,81 @@
+package io.wheelraft.example;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code chaos}: three servers as child processes, client load at concurrency 16, one fault per
+ * round; writes report.json, report.md, histogram.png and report.html to {@code --out}. Exit 0
+ * when the invariants hold (nothing lost or doubled), 1 otherwise. Every child is killed at the
+ * end, also on Ctrl-C.
+ */
+@Command(name = "chaos", description = "Break a local three-node cluster under load and measure recovery.", mixinStandardHelpOptions = true)
+final class ChaosCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--rounds", defaultValue = "10", paramLabel = "N")
+    int rounds;
+
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "T")
+    int electionTimeoutMs;
+
+    @Option(names = "--mode", defaultValue = "kill-leader", paramLabel = "MODE",
+            description = "kill-leader | pause-leader | kill-follower | restart-all | none (fault-free, see --duration)")
+    String mode;
+
+    @Option(names = "--out", defaultValue = "chaos-report", paramLabel = "DIR")
+    Path out;
+
+    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N")
+    int concurrency;
+
+    @Option(names = "--duration", defaultValue = "60", paramLabel = "S", description = "Length of a fault-free run (--mode none), seconds.")
+    int durationSecs;
+
+    @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N")
+    int snapshotIntervalSecs;
+
+    @Option(names = "--no-progress", description = "No progress bar on standard error.")
+    boolean noProgress;
+
+    @Override
+    public Integer call() throws Exception {
+        ChaosRunner.Mode m = ChaosRunner.Mode.parse(mode);
+        if (rounds <= 0) {
+            throw CliException.usage("--rounds must be positive, was " + rounds);
+        }
+        if (electionTimeoutMs < 10) {
+            throw CliException.usage("--election-timeout-ms must be at least 10, was " + electionTimeoutMs);
+        }
+        if (concurrency <= 0 || durationSecs <= 0 || snapshotIntervalSecs < 0) {
+            throw CliException.usage("--concurrency and --duration must be positive and --snapshot-interval-secs >= 0");
+        }
+        Path dir = out.toAbsolutePath().normalize();
+        try {
+            CounterServer.prepareDataDir(dir);
+        } catch (CliException e) {
+            throw CliException.failed("--out: " + e.getMessage());
+        }
+        ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs);
+        ChaosReport report;
+        try {
+            report = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress)).run();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw CliException.failed("chaos run stopped: " + e.getMessage() + " (server logs in " + dir.resolve("servers") + ")");
+        } finally {
+            ChildProcesses.killAll();
+        }
+        report.write(dir);
+        spec.commandLine().getOut().println(report.summary());
+        spec.commandLine().getOut().println("report: " + dir.resolve("report.html"));
+        spec.commandLine().getOut().flush();
+        return report.invariantsHold() ? 0 : 1;
+    }
+}

@@ -1,0 +1,248 @@
+package io.wheelraft.example;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Node;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.NodeStatus;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftGroupService;
+import io.wheelraft.core.Role;
+import io.wheelraft.rpc.GrpcRaftTransport;
+import io.wheelraft.rpc.RpcOptions;
+import io.wheelraft.storage.FileMetaStorage;
+import io.wheelraft.storage.LocalSnapshotStorage;
+import io.wheelraft.storage.RocksDbStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One counter node: RocksDB log, file meta and local snapshots under the data directory, the gRPC
+ * transport on the node's port serving Raft, admin and the counter service, and a watcher that
+ * logs every role change with its time. A node whose peer list does not contain itself starts
+ * with an empty configuration and waits to be added ({@code admin add-peer}).
+ *
+ * <p>Thread-safe; {@link #close()} stops everything it started, in reverse order.
+ */
+public final class CounterServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CounterServer.class);
+
+    /** What a node needs; validated by {@link #start}. */
+    public record Settings(Path dataDir, PeerId self, List<PeerId> peers, int electionTimeoutMs, int snapshotIntervalSecs) {
+        public Settings {
+            Objects.requireNonNull(dataDir, "dataDir");
+            Objects.requireNonNull(self, "self");
+            peers = List.copyOf(peers);
+        }
+
+        /** True when the node is one of the initial members (else it joins later). */
+        public boolean member() {
+            return peers.contains(self);
+        }
+    }
+
+    private final Settings settings;
+    private final CounterStateMachine stateMachine = new CounterStateMachine();
+    private final ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "counter-role-watcher");
+        t.setDaemon(true);
+        return t;
+    });
+    private RocksDbStore store;
+    private FileMetaStorage meta;
+    private LocalSnapshotStorage snapshots;
+    private GrpcRaftTransport transport;
+    private RaftGroupService group;
+    private Node node;
+    private volatile NodeStatus lastSeen;
+
+    private CounterServer(Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Opens the storage, binds the port and starts the node.
+     *
+     * @throws CliException (exit 1) naming the data directory that is not usable or the port that is taken
+     */
+    public static CounterServer start(Settings settings, MeterRegistry registry) {
+        CounterServer server = new CounterServer(settings);
+        try {
+            server.doStart(registry);
+            return server;
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void doStart(MeterRegistry registry) {
+        Path data = prepareDataDir(settings.dataDir());
+        try {
+            store = RocksDbStore.open(data.resolve("log"));
+            meta = FileMetaStorage.open(data.resolve(CounterServiceImpl.GROUP_ID).resolve("meta"));
+            snapshots = LocalSnapshotStorage.open(data.resolve(CounterServiceImpl.GROUP_ID).resolve("snapshot"));
+        } catch (RuntimeException e) {
+            throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
+        }
+        CounterServiceImpl service = new CounterServiceImpl(stateMachine, registry);
+        transport = bind(settings.self(), service);
+        NodeOptions options = new NodeOptions()
+                .electionTimeoutMs(settings.electionTimeoutMs())
+                .snapshotIntervalSecs(settings.snapshotIntervalSecs())
+                .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
+                .stateMachine(stateMachine)
+                .logStorage(store.logStorage(CounterServiceImpl.GROUP_ID))
+                .metaStorage(meta)
+                .snapshotStorage(snapshots);
+        try {
+            options.validate();
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
+        group = new RaftGroupService(CounterServiceImpl.GROUP_ID, settings.self(), options, transport);
+        node = group.start();
+        transport.nodes().register(node);
+        service.attach(node);
+        registerGauges(registry);
+        watcher.scheduleWithFixedDelay(this::watchRole, 0, 10, TimeUnit.MILLISECONDS);
+        LOG.info("counter node {} serving on {} (data {}, {}, election timeout {} ms)", settings.self(), transport.endpoint(), data,
+                settings.member() ? "members " + settings.peers() : "not a member yet: waiting to be added", settings.electionTimeoutMs());
+    }
+
+    /** Creates the data directory if needed and proves it is writable. */
+    static Path prepareDataDir(Path dir) {
+        Path abs = dir.toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(abs);
+        } catch (IOException | SecurityException e) {
+            throw CliException.failed("data directory " + abs + " cannot be created: " + describe(e));
+        }
+        if (!Files.isDirectory(abs)) {
+            throw CliException.failed("data directory " + abs + " is not a directory");
+        }
+        try {
+            Path probe = Files.createTempFile(abs, ".write-probe", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            throw CliException.failed("data directory " + abs + " is not writable: " + describe(e));
+        }
+        return abs;
+    }
+
+    private static String describe(Exception e) {
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
+    }
+
+    private static GrpcRaftTransport bind(PeerId self, CounterServiceImpl service) {
+        try {
+            // A restarted peer should hear from us within a fraction of a second, not after a 1 s backoff.
+            RpcOptions rpc = RpcOptions.builder().reconnectBackoff(20, 200).build();
+            return GrpcRaftTransport.builder().listen(self.host(), self.port()).options(rpc).addService(service).start();
+        } catch (RuntimeException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof BindException) {
+                    throw new CliException(CliException.FAILED, "cannot listen on " + self.endpoint() + ": "
+                            + (t.getMessage() != null && t.getMessage().contains("in use") ? "port " + self.port() + " is already in use" : t.getMessage()), e);
+                }
+            }
+            throw new CliException(CliException.FAILED, "cannot listen on " + self.endpoint() + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+
+    private void registerGauges(MeterRegistry registry) {
+        Gauge.builder("raft.term", this, s -> s.status().term()).register(registry);
+        Gauge.builder("raft.commit.index", this, s -> s.status().commitIndex()).register(registry);
+        Gauge.builder("raft.applied.index", this, s -> s.status().appliedIndex()).register(registry);
+        Gauge.builder("raft.last.log.index", this, s -> s.status().lastLogIndex()).register(registry);
+        Gauge.builder("raft.leader", this, s -> s.status().role() == Role.LEADER ? 1 : 0)
+                .description("1 while this node leads").register(registry);
+        Gauge.builder("counter.value", stateMachine, CounterStateMachine::value).register(registry);
+        Gauge.builder("counter.client.sessions", stateMachine, CounterStateMachine::sessionCount).register(registry);
+    }
+
+    /** Logs each change of role, term or leader, with the wall-clock time it was seen. */
+    private void watchRole() {
+        try {
+            NodeStatus now = node.status();
+            NodeStatus before = lastSeen;
+            lastSeen = now;
+            if (before == null || before.role() != now.role() || before.term() != now.term() || !Objects.equals(before.leader(), now.leader())) {
+                LOG.info("role change at {}: {} term={} leader={} (was {} term={})", Instant.now(), now.role().label(), now.term(),
+                        now.leader() == null ? "none" : now.leader(), before == null ? "-" : before.role().label(), before == null ? 0 : before.term());
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("status poll failed: {}", e.toString());
+        }
+    }
+
+    public Node node() {
+        return node;
+    }
+
+    public CounterStateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    public NodeStatus status() {
+        return node.status();
+    }
+
+    /** {@code host:port} the server listens on. */
+    public String endpoint() {
+        return transport.endpoint();
+    }
+
+    @Override
+    public synchronized void close() {
+        watcher.shutdownNow();
+        if (group != null) {
+            try {
+                if (node != null && transport != null) {
+                    transport.nodes().unregister(node);
+                }
+                group.shutdown(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            group = null;
+        }
+        if (transport != null) {
+            transport.close();
+            transport = null;
+        }
+        if (snapshots != null) {
+            snapshots.close();
+            snapshots = null;
+        }
+        if (meta != null) {
+            meta.close();
+            meta = null;
+        }
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.wheelraft.example;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.wheelraft.core.PeerId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code server}: runs one counter node until the process is stopped (SIGTERM or Ctrl-C shut it
+ * down cleanly; SIGKILL is what the chaos runner uses, and the storage survives it).
+ */
+@Command(name = "server", description = "Run one counter node.", mixinStandardHelpOptions = true)
+final class ServerCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServerCommand.class);
+
+    @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data directory (created if missing).")
+    Path data;
+
+    @Option(names = "--self", required = true, paramLabel = "HOST:PORT", description = "This node's address: Raft, clients and admin.")
+    String self;
+
+    @Option(names = "--peers", required = true, paramLabel = "LIST",
+            description = "The members, HOST:PORT,... A list without --self starts empty and waits to be added.")
+    String peers;
+
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N")
+    int electionTimeoutMs;
+
+    @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N", description = "0 disables periodic snapshots.")
+    int snapshotIntervalSecs;
+
+    @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics.")
+    Integer metricsPort;
+
+    /** Start, then stop at once: used to record a class-data-sharing archive for faster restarts (see ServerProcess). */
+    @Option(names = "--exit-when-started", hidden = true)
+    boolean exitWhenStarted;
+
+    @Override
+    public Integer call() throws Exception {
+        PeerId selfId = Addresses.parse("--self", self);
+        List<PeerId> members = Addresses.parseList("--peers", peers);
+        if (electionTimeoutMs < 10) {
+            throw CliException.usage("--election-timeout-ms must be at least 10, was " + electionTimeoutMs);
+        }
+        if (snapshotIntervalSecs < 0) {
+            throw CliException.usage("--snapshot-interval-secs must be >= 0, was " + snapshotIntervalSecs);
+        }
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw CliException.usage("--metrics-port " + metricsPort + " is outside 0..65535");
+        }
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);
+        CounterServer server;
+        try {
+            server = CounterServer.start(new CounterServer.Settings(data, selfId, members, electionTimeoutMs, snapshotIntervalSecs), registry);
+        } catch (RuntimeException e) {
+            if (metrics != null) {
+                metrics.close();
+            }
+            throw e;
+        }
+        if (exitWhenStarted) {
+            server.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            return 0;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("stopping counter node {}", selfId);
+            server.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            stopped.countDown();
+        }, "counter-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,73 @@
+package io.wheelraft.example;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * End to end, from the built jar: {@code chaos --rounds 3} starts three server processes from it,
+ * kills the leader under load each round, and must report nothing lost or doubled. Runs in
+ * {@code mvn verify} after the jar is packaged (failsafe).
+ */
+class ChaosIT {
+
+    @Test
+    void threeRoundsOfLeaderKillsLoseAndDoubleNothing() throws Exception {
+        Path jar = Path.of(System.getProperty("wheelraft.counter.jar", "target/wheelraft-counter.jar"));
+        assertTrue(Files.isRegularFile(jar), "the shaded jar is missing: " + jar);
+        Path out = Path.of("target", "chaos-it").toAbsolutePath();
+        Path log = Files.createDirectories(out).resolve("chaos.log");
+        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        Process p = new ProcessBuilder(List.of(java, "-jar", jar.toString(), "chaos", "--rounds", "3", "--election-timeout-ms", "300",
+                "--concurrency", "8", "--out", out.toString(), "--no-progress"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
+        boolean finished = p.waitFor(150, TimeUnit.SECONDS);
+        if (!finished) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertTrue(finished, "chaos did not finish in time:\n" + output);
+        assertEquals(0, p.exitValue(), output);
+
+        String json = Files.readString(out.resolve("report.json"), StandardCharsets.UTF_8);
+        assertEquals(3, count(json, "\"round\": "), json);
+        assertEquals("0", field(json, "lost"), json);
+        assertEquals("0", field(json, "doubled"), json);
+        assertEquals("true", field(json, "invariantsHold"), json);
+        long acked = Long.parseLong(field(json, "acknowledged"));
+        long unknown = Long.parseLong(field(json, "unknown"));
+        long value = Long.parseLong(field(json, "finalValue"));
+        assertTrue(acked > 0, "no increment was acknowledged");
+        assertTrue(value >= acked && value <= acked + unknown, "value " + value + " vs acknowledged " + acked + " + unknown " + unknown);
+        for (String f : List.of("report.md", "report.html", "histogram.png")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f + " is empty");
+        }
+        // Every child server is gone.
+        assertEquals(0, p.descendants().count());
+    }
+
+    private static String field(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\": ([^,\\n}]+)").matcher(json);
+        assertTrue(m.find(), name + " missing in " + json);
+        return m.group(1).trim();
+    }
+
+    private static int count(String s, String needle) {
+        int n = 0;
+        for (int i = s.indexOf(needle); i >= 0; i = s.indexOf(needle, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}
