@@ -22,10 +22,10 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
     /**
      * How long after a quorum acknowledged a heartbeat the leader may still serve lease reads.
      * Voters refuse other candidates for the election timeout after hearing from the leader, but
-     * only for the grace period when they saw its connection break, so the lease is the shorter
-     * of the two, minus the allowed clock drift.
+     * only for half the grace period when they saw its connection break, so the lease is the
+     * shorter of the two, minus the allowed clock drift.
      */
     public long leaseMs() {
-        return Math.min(electionTimeoutMs, connectionLostGraceMs) - (long) leaseClockDriftMs;
+        return Math.min(electionTimeoutMs, connectionLostGraceMs / 2) - (long) leaseClockDriftMs;
     }
 }

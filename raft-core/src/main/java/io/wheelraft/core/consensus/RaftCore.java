@@ -98,10 +98,23 @@ public final class RaftCore {
 
     /** Has this follower lost its leader: silent for an election timeout, or its connection broke and a grace passed? */
     public boolean leaderLost(long nowMs) {
+        return leaderLostAfter(nowMs, config.connectionLostGraceMs());
+    }
+
+    /**
+     * Whether, as a voter, we back a candidate against our leader. The candidate has waited at
+     * least the full grace after its own break report; a voter that saw the same break a little
+     * later must not refuse it for that, so it only needs half the grace.
+     */
+    private boolean leaderLostForVoting(long nowMs) {
+        return leaderLostAfter(nowMs, config.connectionLostGraceMs() / 2);
+    }
+
+    private boolean leaderLostAfter(long nowMs, long graceMs) {
         if (nowMs - lastLeaderContactMs >= config.electionTimeoutMs()) {
             return true;
         }
-        return leaderConnectionLostMs >= 0 && nowMs - leaderConnectionLostMs >= config.connectionLostGraceMs();
+        return leaderConnectionLostMs >= 0 && nowMs - leaderConnectionLostMs >= graceMs;
     }
 
     // ---------------------------------------------------------------- timers
@@ -147,6 +160,9 @@ public final class RaftCore {
     public boolean onConnectionLost(String endpoint, long nowMs) {
         if (role == Role.LEADER || role == Role.CANDIDATE || leader == null || !leader.endpoint().equals(endpoint)) {
             return false;
+        }
+        if (leaderConnectionLostMs >= 0) {
+            return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
         return true;
@@ -216,7 +232,7 @@ public final class RaftCore {
             // Right after granting a vote, give that candidate time to win and announce itself
             // before backing anyone else (it would otherwise be deposed in the window between our
             // grant and its first append).
-            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLost(nowMs)
+            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLostForVoting(nowMs)
                     && nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2;
             return voteResponse(true, grant, grant ? "" : refusal(req, logOk, nowMs));
         }
@@ -227,7 +243,7 @@ public final class RaftCore {
         // bump our term, unless it comes from a leader transfer the leader itself started.
         // A node that just started counts its start as contact: it may have acknowledged a
         // heartbeat just before a restart, and the old leader's lease relies on that.
-        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || !leaderLost(nowMs))) {
+        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || !leaderLostForVoting(nowMs))) {
             return voteResponse(false, false, leader == null ? "heard from a leader (or started) recently" : "a live leader " + leader + " is known");
         }
         if (req.getTerm() > term) {
@@ -278,7 +294,7 @@ public final class RaftCore {
         if (!logOk) {
             return "candidate log is behind";
         }
-        if (leaderLost(nowMs)) {
+        if (leaderLostForVoting(nowMs)) {
             return "just voted; giving that candidate time to win";
         }
         return role == Role.LEADER ? "I am the leader" : "leader " + leader + " still alive";
