@@ -192,7 +192,8 @@ public final class RaftCore {
     }
 
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
-        leaderConnectionLostMs = -1;
+        // The broken-connection flag stays: if this round fails (or we yield a split vote) the old
+        // leader is still gone, and we must back the next candidate without waiting out T.
         term++;
         votedFor = self;
         effects.persistHardState(term, votedFor);
@@ -382,7 +383,6 @@ public final class RaftCore {
             term = newTerm;
             votedFor = null;
             effects.persistHardState(term, null);
-            leaderConnectionLostMs = -1; // the broken connection belonged to an older term's leader
         }
         tally = null;
         replication = null;

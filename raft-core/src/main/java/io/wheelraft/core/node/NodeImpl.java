@@ -521,9 +521,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         onLane(() -> {
             if (core.onConnectionLost(endpoint, now())) {
                 int grace = options.connectionLostGraceMs();
-                // Jitter in [grace, 2*grace): the followers of a dead leader must not campaign in the
-                // same instant, or they split the vote.
-                int delay = NodeTimers.randomIn(random, grace, 2 * grace);
+                // Jitter in [grace, 1.5*grace): the followers of a dead leader should not campaign in
+                // the same instant; when they still do, the weaker candidate yields at once.
+                int delay = NodeTimers.randomIn(random, grace, grace + Math.max(1, grace / 2));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
             }
