@@ -161,7 +161,7 @@ public final class HashedWheelTimer implements Timer {
         if (maxPendingTimeouts > 0) {
             reservePending(task);
         }
-        WheelStripe stripe = stripes[(int) Thread.currentThread().getId() & stripeMask];
+        WheelStripe stripe = stripes[WheelStripe.threadIndex() & stripeMask];
         long deadline = ManualClock.saturatedAdd(clock.nanoTime() - startTime, delayNanos);
         WheelTimeout timeout = new WheelTimeout(stripe, task, deadline);
         long fireAt;
