@@ -321,7 +321,8 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns the earliest relative time at which a stripe has work next.
+     * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns
+     * the earliest relative time at which a stripe has work next.
      */
     private long expireAll(long now, List<WheelTimeout> due) {
         long next = Long.MAX_VALUE;
