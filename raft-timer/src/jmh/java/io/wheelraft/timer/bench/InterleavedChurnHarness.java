@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * wheelraft-hashed / netty-hashed. Prints per timer the median and range of ops/s over the
  * rounds, and the median and range of the paired ratio.
  *
- * <p>Usage: {@code java -cp raft-timer-benchmarks.jar io.wheelraft.timer.bench.InterleavedChurnHarness [rounds] [measureMs]}
+ * <p>Usage: {@code java -cp raft-timer-benchmarks.jar io.wheelraft.timer.bench.InterleavedChurnHarness [rounds] [measureMs] [threads,...] [kinds...]}
  */
 public final class InterleavedChurnHarness {
 
@@ -29,13 +29,16 @@ public final class InterleavedChurnHarness {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 9;
         int measureMs = args.length > 1 ? Integer.parseInt(args[1]) : 500;
         int warmupRounds = 2;
-        for (int threads : new int[] {1, 2}) {
+        int[] threadCounts = args.length > 2
+                ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {1, 2};
+        List<String> kinds = args.length > 3 ? Arrays.asList(args).subList(3, args.length) : BenchTimer.KINDS;
+        for (int threads : threadCounts) {
             for (int pending : new int[] {0, 100_000}) {
                 Map<String, List<Double>> results = new HashMap<>();
                 List<Double> ratios = new ArrayList<>();
                 for (int round = 0; round < warmupRounds + rounds; round++) {
                     Map<String, Double> thisRound = new HashMap<>();
-                    List<String> order = new ArrayList<>(BenchTimer.KINDS);
+                    List<String> order = new ArrayList<>(kinds);
                     java.util.Collections.rotate(order, round);
                     for (String kind : order) {
                         thisRound.put(kind, measure(kind, threads, pending, measureMs));
@@ -46,7 +49,7 @@ public final class InterleavedChurnHarness {
                     }
                 }
                 System.out.printf("threads=%d pending=%,d (%d rounds of %d ms)%n", threads, pending, rounds, measureMs);
-                for (String kind : BenchTimer.KINDS) {
+                for (String kind : kinds) {
                     double[] v = results.get(kind).stream().mapToDouble(Double::doubleValue).sorted().toArray();
                     System.out.printf("  %-24s median %6.1f Mops/s  [%5.1f – %5.1f]%n", kind, median(v) / 1e6, v[0] / 1e6,
                             v[v.length - 1] / 1e6);
@@ -108,7 +111,4 @@ public final class InterleavedChurnHarness {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    static String join(double[] v) {
-        return Arrays.toString(v);
-    }
 }
