@@ -161,7 +161,7 @@ public final class HashedWheelTimer implements Timer {
         if (maxPendingTimeouts > 0) {
             reservePending(task);
         }
-        WheelStripe stripe = stripes[(int) Thread.currentThread().getId() & stripeMask];
+        WheelStripe stripe = stripes[WheelStripe.threadIndex() & stripeMask];
         long deadline = ManualClock.saturatedAdd(clock.nanoTime() - startTime, delayNanos);
         WheelTimeout timeout = new WheelTimeout(stripe, task, deadline);
         long fireAt;
@@ -321,7 +321,8 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns the earliest relative time at which a stripe has work next.
+     * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns
+     * the earliest relative time at which a stripe has work next.
      */
     private long expireAll(long now, List<WheelTimeout> due) {
         long next = Long.MAX_VALUE;

@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class ManualClock implements Clock {
 
     /** How many firing passes may happen at one instant before we assume a task loops. */
-    private static final int MAX_PASSES_AT_ONE_INSTANT = 1_000_000;
+    private static final int MAX_PASSES_AT_ONE_INSTANT = 100_000;
 
     private final CopyOnWriteArrayList<Subscriber> subscribers = new CopyOnWriteArrayList<>();
     private final ReentrantLock advanceLock = new ReentrantLock();

@@ -2,6 +2,7 @@ package io.wheelraft.timer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One stripe of a {@link HashedWheelTimer}: a bucket array and the small lock guarding it.
@@ -15,6 +16,10 @@ import java.lang.invoke.VarHandle;
 final class WheelStripe {
 
     private static final VarHandle LOCK;
+    private static final AtomicInteger NEXT_THREAD_INDEX = new AtomicInteger();
+    /** Each thread's stripe index, handed out round-robin so that N threads use N stripes. */
+    private static final ThreadLocal<int[]> THREAD_INDEX =
+            ThreadLocal.withInitial(() -> new int[] {NEXT_THREAD_INDEX.getAndIncrement()});
 
     static {
         try {
@@ -39,6 +44,11 @@ final class WheelStripe {
     WheelStripe(HashedWheelTimer timer, long tickNanos, int wheelSize) {
         this.timer = timer;
         this.wheel = new WheelBuckets(tickNanos, wheelSize);
+    }
+
+    /** The calling thread's stripe index (before masking); the same for every timer. */
+    static int threadIndex() {
+        return THREAD_INDEX.get()[0];
     }
 
     void lock() {

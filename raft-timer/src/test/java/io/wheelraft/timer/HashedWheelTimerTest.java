@@ -31,6 +31,37 @@ class HashedWheelTimerTest {
     }
 
     @Test
+    void maxPendingTimeoutsHoldsUnderConcurrentScheduling() throws Exception {
+        HashedWheelTimer timer = HashedWheelTimer.builder().maxPendingTimeouts(1000).build();
+        try {
+            java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger rejected = new java.util.concurrent.atomic.AtomicInteger();
+            Thread[] threads = new Thread[4];
+            for (int i = 0; i < threads.length; i++) {
+                threads[i] = new Thread(() -> {
+                    for (int j = 0; j < 500; j++) {
+                        try {
+                            timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+                            accepted.incrementAndGet();
+                        } catch (RejectedExecutionException e) {
+                            rejected.incrementAndGet();
+                        }
+                    }
+                });
+                threads[i].start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(1000, accepted.get());
+            assertEquals(1000, rejected.get());
+            assertEquals(1000, timer.pendingTimeouts());
+        } finally {
+            timer.stop();
+        }
+    }
+
+    @Test
     void validatesArgumentsNamingTheBadValue() {
         assertMessage(IllegalArgumentException.class, "0", () -> new HashedWheelTimer(0, TimeUnit.MILLISECONDS, 8));
         assertMessage(IllegalArgumentException.class, "-1", () -> new HashedWheelTimer(-1, TimeUnit.MILLISECONDS, 8));

@@ -135,7 +135,7 @@ class RepeatedTimerConcurrencyTest {
     void thousandsOfRepeatedTimersShareTheSharedWheelWithoutNewThreads() throws Exception {
         Timer shared = Timers.shared();
         shared.newTimeout(t -> { }, 0, TimeUnit.MILLISECONDS); // make sure its worker exists
-        int threadsBefore = Thread.activeCount();
+        ThreadWatch threads = new ThreadWatch();
         int n = 2_000;
         CountDownLatch everyOneFired = new CountDownLatch(n);
         List<RepeatedTimer> timers = new ArrayList<>();
@@ -153,7 +153,7 @@ class RepeatedTimerConcurrencyTest {
             timers.add(r);
         }
         assertTrue(everyOneFired.await(20, TimeUnit.SECONDS));
-        assertEquals(threadsBefore, Thread.activeCount());
+        threads.assertNoNewThreads();
         timers.forEach(RepeatedTimer::destroy);
     }
 

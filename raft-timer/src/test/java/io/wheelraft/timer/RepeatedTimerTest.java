@@ -188,7 +188,7 @@ class RepeatedTimerTest {
 
     @Test
     void thousandsShareOneWheelWithoutThreads() {
-        int before = Thread.activeCount();
+        ThreadWatch threads = new ThreadWatch();
         List<Recording> timers = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
             Recording r = new Recording(100 + i % 50);
@@ -196,7 +196,7 @@ class RepeatedTimerTest {
             timers.add(r);
         }
         clock.advanceMillis(150); // periods 100..149 ms: each fires exactly once
-        assertEquals(before, Thread.activeCount());
+        threads.assertNoNewThreads();
         for (Recording r : timers) {
             assertEquals(1, r.triggers.size(), r.name());
         }

@@ -56,9 +56,9 @@ abstract class TimerContractTest {
 
     @Test
     void startsNoThreadAndFiresOnlyWhenTheClockAdvances() {
-        int threads = Thread.activeCount();
+        ThreadWatch threads = new ThreadWatch();
         timer.newTimeout(record("a"), 5, TimeUnit.MILLISECONDS);
-        assertEquals(threads, Thread.activeCount());
+        threads.assertNoNewThreads();
         clock.advanceMillis(4);
         assertEquals(List.of(), fired);
         clock.advanceMillis(1);
