@@ -119,6 +119,8 @@ final class Replication {
             long prevTerm = log.term(prev);
             if (prev > 0 && prevTerm == 0) {
                 // The entry before `next` was compacted: only a snapshot can catch this follower up.
+                pr.becomeSnapshot();
+                effects.sendSnapshot(peer);
                 return;
             }
             List<LogEntry> entries = log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend());
@@ -222,6 +224,30 @@ final class Replication {
         }
         long ours = log.lastIndexOfTerm(resp.getConflictTerm());
         return ours > 0 ? ours + 1 : Math.max(1, resp.getConflictIndex());
+    }
+
+    /**
+     * The shell finished streaming a snapshot ending at {@code snapshotIndex} to {@code peer}
+     * ({@code ok}) or gave up. On success the follower holds everything up to it; on failure the
+     * next heartbeat answer from the follower retries (a probe waits until then, so an
+     * unreachable follower does not make the leader resend at once).
+     */
+    void onSnapshotDone(PeerId peer, long snapshotIndex, boolean ok, long nowMs, long commitIndex) {
+        Progress pr = progress.get(peer);
+        if (pr == null || pr.state != Progress.State.SNAPSHOT) {
+            return;
+        }
+        if (ok) {
+            pr.lastResponseMs = nowMs;
+            pr.match = Math.max(pr.match, snapshotIndex);
+            pr.next = pr.match + 1;
+            pr.becomeProbe();
+            sendAppends(peer, pr, commitIndex);
+        } else {
+            pr.becomeProbe();
+            pr.next = pr.match + 1;
+            pr.probeOutstanding = true;
+        }
     }
 
     Progress progress(PeerId peer) {
