@@ -117,7 +117,7 @@ final class Replication {
         while (pr.canSend(config.maxInflightAppends())) {
             long prev = pr.next - 1;
             long prevTerm = log.term(prev);
-            if (prev > 0 && prevTerm == 0) {
+            if (prev < log.baseIndex() || (prev > 0 && prevTerm == 0)) {
                 // The entry before `next` was compacted: only a snapshot can catch this follower up.
                 pr.becomeSnapshot();
                 effects.sendSnapshot(peer);

@@ -100,6 +100,7 @@ class SnapshotSimulationTest {
         for (int i : rest) {
             assertTrue(snapshot(c, i).isOk(), "snapshot of node " + i);
         }
+        c.runFor(10); // the compaction runs on the disk lane, behind the appends
         long followerLast = c.logStorage(f).lastLogIndex();
         for (int i : rest) {
             assertTrue(c.logStorage(i).firstLogIndex() > followerLast + 1,
@@ -131,6 +132,7 @@ class SnapshotSimulationTest {
         long snapshotIndex = fsm(c, n).lastAppliedIndex();
         write(c, 25);
         assertTrue(c.runUntil(() -> fsm(c, n).value() == 85, 20L * T));
+        c.runFor(10);
         assertEquals(snapshotIndex + 1, c.logStorage(n).firstLogIndex(), "log compacted up to the snapshot (margin 0)");
         c.crash(n, true);
         c.restart(n);
