@@ -234,16 +234,20 @@ final class Replication {
      */
     void onSnapshotDone(PeerId peer, long snapshotIndex, boolean ok, long nowMs, long commitIndex) {
         Progress pr = progress.get(peer);
-        if (pr == null || pr.state != Progress.State.SNAPSHOT) {
+        if (pr == null) {
             return;
         }
         if (ok) {
+            // Whatever state a stale answer left the progress in, the follower now durably holds
+            // everything up to the snapshot.
             pr.lastResponseMs = nowMs;
             pr.match = Math.max(pr.match, snapshotIndex);
-            pr.next = pr.match + 1;
-            pr.becomeProbe();
+            if (pr.state == Progress.State.SNAPSHOT) {
+                pr.becomeProbe();
+            }
+            pr.next = Math.max(pr.next, pr.match + 1);
             sendAppends(peer, pr, commitIndex);
-        } else {
+        } else if (pr.state == Progress.State.SNAPSHOT) {
             pr.becomeProbe();
             pr.next = pr.match + 1;
             pr.probeOutstanding = true;

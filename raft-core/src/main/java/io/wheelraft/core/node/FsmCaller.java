@@ -178,6 +178,9 @@ final class FsmCaller {
             long lastDone = appliedIndex;
             for (long i = from; i <= to; i++) {
                 LogEntry e = storage.entry(i);
+                if (e == null && snapshotPending) {
+                    return; // the log below a snapshot from the leader is being replaced; the load takes over
+                }
                 if (e == null) {
                     fail(Status.error(RaftError.STORAGE_ERROR, "committed entry %d is missing from the log (first %d, last %d)",
                             i, storage.firstLogIndex(), storage.lastLogIndex()));

@@ -789,16 +789,16 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             if (running != null && running.term() == leaderTerm) {
                 return; // one transfer per follower; it reports when it ends
             }
-            SnapshotSender[] self1 = new SnapshotSender[1];
+            SnapshotSender[] holder = new SnapshotSender[1];
             SnapshotSender sender = new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(), transport, snapshotLane,
                     options.snapshotChunkBytes(), rpcTimeoutMs(), () -> !halted && role == Role.LEADER && term == leaderTerm,
                     (peer, index, ok, higherTerm) -> onLane(() -> {
-                        senders.remove(peer, self1[0]);
+                        senders.remove(peer, holder[0]);
                         core.observeTerm(higherTerm, now());
                         core.onSnapshotSent(peer, leaderTerm, index, ok, now());
                         matchIndexes = core.followerMatchIndexes();
                     }));
-            self1[0] = sender;
+            holder[0] = sender;
             senders.put(to, sender);
             sender.start();
         }
