@@ -179,7 +179,14 @@ final class FsmCaller {
             for (long i = from; i <= to; i++) {
                 LogEntry e = storage.entry(i);
                 if (e == null && snapshotPending) {
-                    return; // the log below a snapshot from the leader is being replaced; the load takes over
+                    // The log below a snapshot from the leader is being replaced; the load takes over.
+                    Status unknown = Status.error(RaftError.LEADERSHIP_LOST, "entry %d arrived in a snapshot; its result is unknown here", i);
+                    dones.forEach(d -> {
+                        if (d != null) {
+                            d.run(unknown);
+                        }
+                    });
+                    return;
                 }
                 if (e == null) {
                     fail(Status.error(RaftError.STORAGE_ERROR, "committed entry %d is missing from the log (first %d, last %d)",
