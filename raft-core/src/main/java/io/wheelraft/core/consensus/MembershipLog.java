@@ -25,6 +25,12 @@ public final class MembershipLog {
         history.add(m);
     }
 
+    /** Replaces the whole history with {@code base} (a snapshot from the leader replaced the log). */
+    public void reset(Membership base) {
+        history.clear();
+        history.add(base);
+    }
+
     /** Drops memberships introduced after {@code lastKept}; the base one always stays. */
     public void truncateAfter(long lastKept) {
         while (history.size() > 1 && current().index() > lastKept) {

@@ -5,11 +5,13 @@ package io.wheelraft.core.consensus;
  * and how many appends are in flight. Owned by the leader's lane.
  *
  * <p>States: PROBE sends one append at a time until the follower's position is found;
- * REPLICATE pipelines up to the in-flight window, advancing {@code next} optimistically.
+ * REPLICATE pipelines up to the in-flight window, advancing {@code next} optimistically;
+ * SNAPSHOT sends no appends while the shell streams a snapshot (the entry before {@code next}
+ * was compacted away), only heartbeats.
  */
 final class Progress {
 
-    enum State { PROBE, REPLICATE }
+    enum State { PROBE, REPLICATE, SNAPSHOT }
 
     long match;
     long next;
@@ -43,8 +45,18 @@ final class Progress {
         next = Math.max(next, match + 1);
     }
 
+    void becomeSnapshot() {
+        state = State.SNAPSHOT;
+        inflight = 0;
+        probeOutstanding = false;
+    }
+
     boolean canSend(int maxInflight) {
-        return state == State.PROBE ? !probeOutstanding : inflight < maxInflight;
+        return switch (state) {
+            case PROBE -> !probeOutstanding;
+            case REPLICATE -> inflight < maxInflight;
+            case SNAPSHOT -> false;
+        };
     }
 
     @Override

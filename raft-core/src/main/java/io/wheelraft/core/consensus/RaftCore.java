@@ -447,19 +447,9 @@ public final class RaftCore {
 
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
-        if (req.getTerm() < term) {
+        if (!acceptLeader(PeerId.parse(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
-        PeerId from = PeerId.parse(req.getServerId());
-        if (role == Role.LEADER && req.getTerm() == term) {
-            LOG.error("{} got AppendEntries from {} in its own term {}: election safety violated", self, from, term);
-            return reject(req, 0, 0);
-        }
-        if (req.getTerm() > term || role != followerRole() || !from.equals(leader)) {
-            becomeFollower(req.getTerm(), from, nowMs);
-        }
-        lastLeaderContactMs = nowMs;
-        leaderConnectionLostMs = -1;
 
         long prev = req.getPrevLogIndex();
         if (prev < commitIndex) {
@@ -475,6 +465,92 @@ public final class RaftCore {
             return reject(req, conflictTerm, log.firstIndexOfTerm(prev, conflictTerm));
         }
         return acceptFrom(req, prev, nowMs);
+    }
+
+    /**
+     * The checks every message from a leader passes (§5.1): a stale term is refused; a newer term,
+     * or a leader we did not know, makes us its follower; it counts as contact with the leader.
+     */
+    private boolean acceptLeader(PeerId from, long reqTerm, String what, long nowMs) {
+        if (reqTerm < term) {
+            return false;
+        }
+        if (role == Role.LEADER && reqTerm == term) {
+            LOG.error("{} got {} from {} in its own term {}: election safety violated", self, what, from, term);
+            return false;
+        }
+        if (reqTerm > term || role != followerRole() || !from.equals(leader)) {
+            becomeFollower(reqTerm, from, nowMs);
+        }
+        lastLeaderContactMs = nowMs;
+        leaderConnectionLostMs = -1;
+        return true;
+    }
+
+    // ---------------------------------------------------------------- snapshots (§7)
+
+    /** An InstallSnapshot chunk from {@code from} in {@code reqTerm}: true if accepted (leader checks as for AppendEntries). */
+    public boolean acceptSnapshotChunk(PeerId from, long reqTerm, long nowMs) {
+        return acceptLeader(from, reqTerm, "InstallSnapshot", nowMs);
+    }
+
+    /** Does this node already hold everything up to {@code index}, committed and on disk? */
+    public boolean holds(long index) {
+        return index <= Math.min(commitIndex, log.persistedIndex());
+    }
+
+    /**
+     * Installs a snapshot from the leader ending at {@code (index, snapshotTerm)} and holding
+     * {@code membership}. The log keeps its entries after that point if it holds the same entry
+     * (Raft §7), else is dropped whole; the commit point moves to it. The shell loads the state
+     * machine and, when this returns true, resets storage to continue at {@code index + 1}.
+     */
+    public boolean installSnapshot(long index, long snapshotTerm, Membership membership, long nowMs) {
+        if (role == Role.LEADER || role == Role.CANDIDATE) {
+            throw new IllegalStateException(self + " cannot install a snapshot as " + role.label());
+        }
+        boolean reset = log.installSnapshot(index, snapshotTerm);
+        if (reset) {
+            effects.entriesDiscarded(index + 1);
+            memberships.reset(membership);
+            onMembershipChanged(nowMs);
+        }
+        commitIndex = Math.max(commitIndex, index);
+        reportedCommit = Math.max(reportedCommit, index);
+        LOG.info("{} installed the snapshot ending at {}/{} ({})", self, index, snapshotTerm, reset ? "log dropped" : "log suffix kept");
+        return reset;
+    }
+
+    /**
+     * This node's own snapshot ending at {@code index} is durable: the log forgets entries up to
+     * {@code index - margin}.
+     *
+     * @return the first index storage must keep, or -1 if nothing is to be dropped
+     */
+    public long onSnapshotSaved(long index, long margin) {
+        return log.compact(index, margin);
+    }
+
+    /** The shell finished ({@code ok}) or gave up streaming the snapshot ending at {@code snapshotIndex} to {@code peer}. */
+    public void onSnapshotSent(PeerId peer, long requestTerm, long snapshotIndex, boolean ok, long nowMs) {
+        if (role != Role.LEADER || requestTerm != term) {
+            return;
+        }
+        replication.onSnapshotDone(peer, snapshotIndex, ok, nowMs, commitIndex);
+        if (ok) {
+            maybeAdvanceCommit(nowMs);
+            if (role == Role.LEADER && changer.inProgress()) {
+                changer.advance(nowMs);
+            }
+            maybeSendTimeoutNow();
+        }
+    }
+
+    /** An answer carried {@code otherTerm}: a newer term makes this node a follower (§5.1). */
+    public void observeTerm(long otherTerm, long nowMs) {
+        if (otherTerm > term) {
+            becomeFollower(otherTerm, null, nowMs);
+        }
     }
 
     private AppendResult acceptFrom(AppendEntriesRequest req, long matchedUpTo, long nowMs) {

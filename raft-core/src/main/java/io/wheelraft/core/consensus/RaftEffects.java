@@ -35,6 +35,13 @@ public interface RaftEffects {
 
     void sendTimeoutNow(PeerId to, TimeoutNowRequest request);
 
+    /**
+     * {@code to} needs entries this leader has compacted away: stream it the latest snapshot
+     * (InstallSnapshot) and report the outcome with {@link RaftCore#onSnapshotSent}. A request
+     * for a peer whose transfer is still running is ignored.
+     */
+    void sendSnapshot(PeerId to);
+
     /** Role, term or known leader changed (timers and listeners follow the role). */
     void roleChanged(Role role, long term, PeerId leader);
 

@@ -33,19 +33,77 @@ public final class RaftLog {
     private long unstableOffset;
     private long persistedIndex;
 
+    /**
+     * Opens the log view over {@code storage}, whose entries must continue the snapshot ending at
+     * {@code (snapshotIndex, snapshotTerm)} (0, 0 without a snapshot): the node shell resets a
+     * log that ends before the snapshot or disagrees with it, and refuses one with a gap.
+     *
+     * @throws IllegalStateException if the stored log starts after {@code snapshotIndex + 1}
+     */
     public RaftLog(LogStorage storage, long snapshotIndex, long snapshotTerm) {
         this.storage = storage;
         long first = storage.firstLogIndex();
         long last = storage.lastLogIndex();
-        if (last >= first) {
-            this.baseIndex = first - 1;
-            this.baseTerm = first - 1 == snapshotIndex ? snapshotTerm : 0;
+        if (first - 1 > snapshotIndex) {
+            throw new IllegalStateException("the log starts at index " + first + " but the latest snapshot ends at "
+                    + snapshotIndex + ": entries " + (snapshotIndex + 1) + ".." + (first - 1) + " are missing");
+        }
+        if (last >= first && last >= snapshotIndex && first - 1 < snapshotIndex && first > 1) {
+            // Entries before the snapshot kept as a margin for slow followers: the first one is the
+            // base (its term is known), the rest stay readable.
+            this.baseIndex = first;
+            this.baseTerm = storage.term(first);
+        } else if (last >= snapshotIndex && first - 1 < snapshotIndex) {
+            this.baseIndex = 0; // a log from index 1 holds everything up to the snapshot
+            this.baseTerm = 0;
         } else {
-            this.baseIndex = Math.max(snapshotIndex, last);
+            this.baseIndex = snapshotIndex;
             this.baseTerm = snapshotTerm;
         }
         this.unstableOffset = Math.max(last, baseIndex) + 1;
         this.persistedIndex = unstableOffset - 1;
+    }
+
+    /** Index of the entry before the first one held (the compaction or snapshot boundary). */
+    public long baseIndex() {
+        return baseIndex;
+    }
+
+    /**
+     * Log compaction after a durable snapshot at {@code snapshotIndex}: forgets entries up to
+     * {@code snapshotIndex - margin} (never past what is on disk).
+     *
+     * @return the first index storage must keep ({@link LogStorage#truncatePrefix}), or -1 if nothing moved
+     */
+    public long compact(long snapshotIndex, long margin) {
+        long target = Math.min(snapshotIndex - margin, unstableOffset - 1);
+        if (target <= baseIndex) {
+            return -1;
+        }
+        baseTerm = term(target); // read before the boundary moves past it
+        baseIndex = target;
+        return target + 1;
+    }
+
+    /**
+     * Installs a snapshot from the leader ending at {@code (index, term)}. If this log holds that
+     * entry on disk, the entries after it are kept (Raft §7) and only the prefix goes; otherwise
+     * the whole log is dropped and continues at {@code index + 1}.
+     *
+     * @return true if the whole log was dropped (storage must be reset to {@code index + 1})
+     */
+    public boolean installSnapshot(long index, long term) {
+        if (index < unstableOffset && index >= baseIndex && term(index) == term) {
+            baseTerm = term;
+            baseIndex = index;
+            return false;
+        }
+        baseIndex = index;
+        baseTerm = term;
+        unstable.clear();
+        unstableOffset = index + 1;
+        persistedIndex = index;
+        return true;
     }
 
     public long firstIndex() {

@@ -117,8 +117,10 @@ final class Replication {
         while (pr.canSend(config.maxInflightAppends())) {
             long prev = pr.next - 1;
             long prevTerm = log.term(prev);
-            if (prev > 0 && prevTerm == 0) {
+            if (prev < log.baseIndex() || (prev > 0 && prevTerm == 0)) {
                 // The entry before `next` was compacted: only a snapshot can catch this follower up.
+                pr.becomeSnapshot();
+                effects.sendSnapshot(peer);
                 return;
             }
             List<LogEntry> entries = log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend());
@@ -222,6 +224,34 @@ final class Replication {
         }
         long ours = log.lastIndexOfTerm(resp.getConflictTerm());
         return ours > 0 ? ours + 1 : Math.max(1, resp.getConflictIndex());
+    }
+
+    /**
+     * The shell finished streaming a snapshot ending at {@code snapshotIndex} to {@code peer}
+     * ({@code ok}) or gave up. On success the follower holds everything up to it; on failure the
+     * next heartbeat answer from the follower retries (a probe waits until then, so an
+     * unreachable follower does not make the leader resend at once).
+     */
+    void onSnapshotDone(PeerId peer, long snapshotIndex, boolean ok, long nowMs, long commitIndex) {
+        Progress pr = progress.get(peer);
+        if (pr == null) {
+            return;
+        }
+        if (ok) {
+            // Whatever state a stale answer left the progress in, the follower now durably holds
+            // everything up to the snapshot.
+            pr.lastResponseMs = nowMs;
+            pr.match = Math.max(pr.match, snapshotIndex);
+            if (pr.state == Progress.State.SNAPSHOT) {
+                pr.becomeProbe();
+            }
+            pr.next = Math.max(pr.next, pr.match + 1);
+            sendAppends(peer, pr, commitIndex);
+        } else if (pr.state == Progress.State.SNAPSHOT) {
+            pr.becomeProbe();
+            pr.next = pr.match + 1;
+            pr.probeOutstanding = true;
+        }
     }
 
     Progress progress(PeerId peer) {

@@ -45,6 +45,19 @@ final class ClosureQueue {
         return found;
     }
 
+    /** Fails every closure for index <= {@code index} with {@code status}. */
+    void failUpTo(long index, Status status) {
+        List<Closure> failed = new ArrayList<>();
+        synchronized (this) {
+            while (!queue.isEmpty() && queue.peek().index() <= index) {
+                failed.add(queue.poll().done());
+            }
+        }
+        for (Closure c : failed) {
+            c.run(status);
+        }
+    }
+
     /** Fails every closure for index >= {@code fromIndex} with {@code status}. */
     void failFrom(long fromIndex, Status status) {
         List<Closure> failed = new ArrayList<>();

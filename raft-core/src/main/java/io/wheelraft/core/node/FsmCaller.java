@@ -7,6 +7,8 @@ import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.spi.LogStorage;
+import io.wheelraft.core.spi.SnapshotReader;
+import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.EntryType;
 import io.wheelraft.proto.LogEntry;
 import org.slf4j.Logger;
@@ -23,6 +25,9 @@ import java.util.function.LongConsumer;
  * the node's apply lane (never on the Raft lane, so a slow state machine cannot delay
  * heartbeats). Entries are read from durable storage: only committed and durable entries are
  * handed here.
+ *
+ * <p>It also loads snapshots into the state machine (at start, and when the leader installs
+ * one) and tracks the configuration in effect at the applied index, which a snapshot records.
  */
 final class FsmCaller {
 
@@ -42,9 +47,15 @@ final class FsmCaller {
     private volatile long appliedIndex;
     private volatile long committedIndex;
     private volatile boolean stopped;
+    /** The last configuration applied (joint ones included), or the snapshot's or bootstrap one. */
+    private volatile ConfigurationEntry appliedConfiguration;
+    /** While a snapshot from the leader waits to be loaded, the log below it is being replaced: apply nothing. */
+    private volatile boolean snapshotPending;
 
     FsmCaller(String name, StateMachine fsm, LogStorage storage, ClosureQueue closures, Executor applyPool,
-              long appliedIndex, LongConsumer appliedListener, Consumer<Status> errorListener) {
+              long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
+              Consumer<Status> errorListener) {
+        this.appliedConfiguration = appliedConfiguration;
         this.fsm = fsm;
         this.storage = storage;
         this.closures = closures;
@@ -57,6 +68,72 @@ final class FsmCaller {
 
     long appliedIndex() {
         return appliedIndex;
+    }
+
+    /** The configuration in effect at {@link #appliedIndex()}; read it on the apply lane for a consistent pair. */
+    ConfigurationEntry appliedConfiguration() {
+        return appliedConfiguration;
+    }
+
+    StateMachine stateMachine() {
+        return fsm;
+    }
+
+    /**
+     * Calls {@code onSnapshotLoad} and reports what went wrong, or null if it loaded. Used at
+     * start (before the node runs) and on the apply lane.
+     */
+    static Status loadInto(StateMachine fsm, SnapshotReader reader) {
+        long index = reader.meta().getLastIncludedIndex();
+        try {
+            if (fsm.onSnapshotLoad(reader)) {
+                return null;
+            }
+            return Status.error(RaftError.STATE_MACHINE_ERROR, "onSnapshotLoad refused the snapshot ending at index %d", index);
+        } catch (RuntimeException e) {
+            LOG.error("onSnapshotLoad threw for the snapshot ending at index {}", index, e);
+            return Status.error(RaftError.STATE_MACHINE_ERROR, "onSnapshotLoad threw for the snapshot ending at index %d: %s", index, e);
+        }
+    }
+
+    /**
+     * Stops applying from the log until {@link #loadSnapshot} runs: the log below the snapshot
+     * is about to be reset. Call on the Raft lane before queuing the reset.
+     */
+    void beginSnapshotLoad() {
+        snapshotPending = true;
+    }
+
+    /**
+     * Replaces the state machine's state with {@code reader}'s snapshot on the apply lane, then
+     * continues applying after it; {@code done} gets null on success. A failed load stops the
+     * caller for good (the state machine may be half loaded and must never serve).
+     */
+    void loadSnapshot(SnapshotReader reader, Consumer<Status> done) {
+        applyLane.execute(() -> {
+            long index = reader.meta().getLastIncludedIndex();
+            Status error = stopped ? Status.error(RaftError.SHUTTING_DOWN, "the apply lane stopped") : loadInto(fsm, reader);
+            reader.close();
+            if (error != null) {
+                if (!stopped) {
+                    fail(error);
+                }
+                done.accept(error);
+                return;
+            }
+            appliedConfiguration = reader.meta().getConfiguration();
+            appliedIndex = Math.max(appliedIndex, index);
+            committedIndex = Math.max(committedIndex, index);
+            snapshotPending = false;
+            // Entries up to the snapshot were applied by the leader's state machine, not ours: the
+            // outcome of any local closure for them is unknown here.
+            closures.failUpTo(index, Status.error(RaftError.LEADERSHIP_LOST,
+                    "entries up to %d arrived in a snapshot; their results are unknown here", index));
+            appliedListener.accept(appliedIndex);
+            releaseReads();
+            done.accept(null);
+            applyCommitted();
+        });
     }
 
     /** Entries up to {@code index} may be applied; called from the Raft lane. */
@@ -93,7 +170,7 @@ final class FsmCaller {
     }
 
     private void applyCommitted() {
-        while (!stopped && appliedIndex < committedIndex) {
+        while (!stopped && !snapshotPending && appliedIndex < committedIndex) {
             long from = appliedIndex + 1;
             long to = Math.min(committedIndex, appliedIndex + MAX_BATCH);
             List<LogEntry> data = new ArrayList<>();
@@ -101,6 +178,16 @@ final class FsmCaller {
             long lastDone = appliedIndex;
             for (long i = from; i <= to; i++) {
                 LogEntry e = storage.entry(i);
+                if (e == null && snapshotPending) {
+                    // The log below a snapshot from the leader is being replaced; the load takes over.
+                    Status unknown = Status.error(RaftError.LEADERSHIP_LOST, "entry %d arrived in a snapshot; its result is unknown here", i);
+                    dones.forEach(d -> {
+                        if (d != null) {
+                            d.run(unknown);
+                        }
+                    });
+                    return;
+                }
                 if (e == null) {
                     fail(Status.error(RaftError.STORAGE_ERROR, "committed entry %d is missing from the log (first %d, last %d)",
                             i, storage.firstLogIndex(), storage.lastLogIndex()));
@@ -118,6 +205,7 @@ final class FsmCaller {
                 data.clear();
                 dones.clear();
                 if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
+                    appliedConfiguration = e.getConfiguration();
                     Membership m = Membership.fromEntry(e.getConfiguration(), i);
                     if (!m.isJoint()) {
                         callSafely(() -> fsm.onConfigurationCommitted(new Configuration(m.current().peers(), m.current().learners())));
@@ -172,10 +260,15 @@ final class FsmCaller {
         }
     }
 
+    /** Stops applying for good; the error listener stops the node, which reports it to {@code onError}. */
     private void fail(Status error) {
         stopped = true;
-        callSafely(() -> fsm.onError(error));
         errorListener.accept(error);
+    }
+
+    /** Reports {@code error} to the state machine's {@code onError} on the apply lane. */
+    void reportError(Status error) {
+        applyLane.execute(() -> callSafely(() -> fsm.onError(error)));
     }
 
     void shutdown(Runnable afterwards) {

@@ -14,23 +14,36 @@ import java.util.concurrent.Executor;
  * are merged into one {@link LogStorage#append} (group commit: one fsync for many batches);
  * a write that truncates first starts a new group. Each finished group is acknowledged with its
  * last index and term; a failure is reported and nothing after it is written.
+ *
+ * <p>Prefix truncations (log compaction after a snapshot) and resets (after installing a
+ * snapshot from the leader) are queued in the same order, so they never overtake or undo an
+ * append queued before them. A reset starts a new generation: acknowledgements of writes queued
+ * before it are tagged with the old one, so the Raft lane can ignore them (the reset wiped them,
+ * even where the same entries were queued again afterwards).
+ *
+ * <p>{@link #submit}, {@link #submitTruncatePrefix}, {@link #submitReset} and
+ * {@link #generation()} are called from the Raft lane only.
  */
 final class LogWriter {
 
     /** Acknowledgement of a durable write. */
     interface Listener {
-        void onWritten(long lastIndex, long lastTerm);
+        void onWritten(long lastIndex, long lastTerm, long generation);
 
         void onWriteFailed(RuntimeException error);
     }
 
-    private record Write(long truncateAfter, List<LogEntry> entries) {
+    private enum Kind { APPEND, TRUNCATE_PREFIX, RESET }
+
+    /** {@code index}: truncate after it first (-1: none) for appends; first kept / next index otherwise. */
+    private record Write(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
     }
 
     private final LogStorage storage;
     private final SerialLane diskLane;
     private final Listener listener;
     private final Queue<Write> queue = new ConcurrentLinkedQueue<>();
+    private long generation;
     private volatile boolean failed;
 
     LogWriter(String name, LogStorage storage, Executor diskPool, Listener listener) {
@@ -39,29 +52,63 @@ final class LogWriter {
         this.listener = listener;
     }
 
+    /** Acknowledgements tagged with an older generation are for writes a reset has since wiped. */
+    long generation() {
+        return generation;
+    }
+
     /** Queues a write; called from the Raft lane. */
     void submit(long truncateAfter, List<LogEntry> entries) {
-        queue.add(new Write(truncateAfter, entries));
+        enqueue(new Write(Kind.APPEND, truncateAfter, entries, generation, null));
+    }
+
+    /** Queues log compaction: drop entries before {@code firstIndexKept}. */
+    void submitTruncatePrefix(long firstIndexKept) {
+        enqueue(new Write(Kind.TRUNCATE_PREFIX, firstIndexKept, List.of(), generation, null));
+    }
+
+    /** Queues emptying the log to continue at {@code nextIndex}; {@code onDone} runs on the disk lane once it is durable. */
+    void submitReset(long nextIndex, Runnable onDone) {
+        generation++;
+        enqueue(new Write(Kind.RESET, nextIndex, List.of(), generation, onDone));
+    }
+
+    private void enqueue(Write w) {
+        queue.add(w);
         diskLane.execute(this::flush);
     }
 
     private void flush() {
         List<LogEntry> group = new ArrayList<>();
+        long groupGeneration = -1;
         Write w;
         while (!failed && (w = queue.peek()) != null) {
-            if (w.truncateAfter() >= 0 && !group.isEmpty()) {
-                break; // the truncation must not be merged behind entries it would remove
+            boolean startsGroup = w.kind() != Kind.APPEND || w.index() >= 0;
+            if (startsGroup && !group.isEmpty()) {
+                break; // a truncation or reset must not be merged behind entries it would affect
             }
             queue.poll();
             try {
-                if (w.truncateAfter() >= 0) {
-                    storage.truncateSuffix(w.truncateAfter());
+                switch (w.kind()) {
+                    case TRUNCATE_PREFIX -> storage.truncatePrefix(w.index());
+                    case RESET -> storage.reset(w.index());
+                    case APPEND -> {
+                        if (w.index() >= 0) {
+                            storage.truncateSuffix(w.index());
+                        }
+                    }
                 }
             } catch (RuntimeException e) {
                 fail(e);
                 return;
             }
+            if (w.onDone() != null) {
+                w.onDone().run();
+            }
             group.addAll(w.entries());
+            if (!w.entries().isEmpty()) {
+                groupGeneration = w.generation();
+            }
         }
         if (group.isEmpty()) {
             return;
@@ -73,7 +120,7 @@ final class LogWriter {
             return;
         }
         LogEntry last = group.get(group.size() - 1);
-        listener.onWritten(last.getIndex(), last.getTerm());
+        listener.onWritten(last.getIndex(), last.getTerm(), groupGeneration);
         if (!queue.isEmpty()) {
             diskLane.execute(this::flush);
         }

@@ -21,9 +21,11 @@ import io.wheelraft.core.consensus.RaftLog;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
+import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.InstallSnapshotRequest;
 import io.wheelraft.proto.InstallSnapshotResponse;
 import io.wheelraft.proto.LogEntry;
@@ -31,6 +33,7 @@ import io.wheelraft.proto.ReadIndexRequest;
 import io.wheelraft.proto.ReadIndexResponse;
 import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
+import io.wheelraft.proto.SnapshotMeta;
 import io.wheelraft.proto.TimeoutNowRequest;
 import io.wheelraft.proto.TimeoutNowResponse;
 import org.slf4j.Logger;
@@ -74,6 +77,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private LogWriter logWriter;
     private FsmCaller fsm;
     private NodeTimers timers;
+    private SnapshotExecutor snapshots;
+    private SnapshotInstaller installer;
+    /** Snapshot chunk reads and writes, off the Raft lane (they are disk I/O). */
+    private SerialLane snapshotLane;
+    /** Snapshot transfers to followers in progress, by peer; Raft lane only. */
+    private final Map<PeerId, SnapshotSender> senders = new java.util.HashMap<>();
 
     /** Mirrors of lane-owned state, for status() and the timers (read from other threads). */
     private volatile Role role = Role.FOLLOWER;
@@ -99,25 +108,62 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.random = new Random(options.randomSeed());
     }
 
-    /** Recovers term, vote, log and membership from storage, then joins the group. Call once. */
+    /**
+     * Recovers from storage, then joins the group. Call once. The latest snapshot (if any) is
+     * loaded into the state machine first and the log replays after it; if it cannot be loaded,
+     * the node reports the error to {@code onError} and stays stopped (role ERROR), serving nothing.
+     *
+     * @throws IllegalStateException if the log has a gap after the snapshot (entries are missing)
+     */
     public NodeImpl start() {
         var metaStorage = options.metaStorage();
         var logStorage = options.logStorage();
-        long now = now();
-        RaftLog log = new RaftLog(logStorage, 0, 0);
-        MembershipLog memberships = new MembershipLog(Membership.of(options.initialConfiguration()));
-        for (LogEntry e : logStorage.configurationEntries()) {
-            memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
-        }
         String name = groupId + "/" + self;
+        SnapshotReader snapshot = options.snapshotStorage().open();
+        SnapshotMeta snap = snapshot == null ? SnapshotMeta.getDefaultInstance() : snapshot.meta();
+        long snapIndex = snap.getLastIncludedIndex();
+        RaftLog log;
+        try {
+            if (snapshot != null) {
+                alignLogWithSnapshot(name, snap);
+            }
+            log = new RaftLog(logStorage, snapIndex, snap.getLastIncludedTerm());
+        } catch (IllegalStateException e) {
+            if (snapshot != null) {
+                snapshot.close();
+            }
+            throw new IllegalStateException(name + " cannot start: " + e.getMessage(), e);
+        }
+        if (snapshot != null) {
+            Status error = FsmCaller.loadInto(options.stateMachine(), snapshot);
+            snapshot.close();
+            if (error != null) {
+                return failStart(name, error);
+            }
+            LOG.info("{} loaded its snapshot ending at {}/{}", name, snapIndex, snap.getLastIncludedTerm());
+        }
+        Membership base = snap.getConfiguration().getPeersCount() > 0
+                ? Membership.fromEntry(snap.getConfiguration(), snapIndex)
+                : Membership.of(options.initialConfiguration());
+        MembershipLog memberships = new MembershipLog(base);
+        for (LogEntry e : logStorage.configurationEntries()) {
+            if (e.getIndex() > snapIndex) {
+                memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
+            }
+        }
+        long now = now();
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
-        fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), 0,
+        fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), snapIndex, base.toEntry(),
                 applied -> { }, error -> lane.execute(() -> enterError(error)));
+        snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
+        snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved);
+        installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader);
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, effects, metaStorage.term(),
-                metaStorage.votedFor(), memberships, 0, now);
+                metaStorage.votedFor(), memberships, snapIndex, now);
         lastLeaderContactMs = now;
         term = core.term();
         role = core.role();
+        commitIndex = snapIndex;
         configuration = memberships.current().current();
         timers = new NodeTimers(name, timerOrShared(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> lastLeaderContactMs, lane, new TimerEvents());
@@ -129,7 +175,44 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 timers.snapshot.start();
             }
         });
-        LOG.info("{} started: term {}, log {}..{}, members {}", name, core.term(), log.firstIndex(), log.lastIndex(), configuration);
+        LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
+                log.lastIndex(), configuration);
+        return this;
+    }
+
+    /**
+     * Makes the stored log continue the snapshot: a log that ends before it, or holds a different
+     * entry at its last index (the node crashed while installing it), is dropped.
+     */
+    private void alignLogWithSnapshot(String name, SnapshotMeta snap) {
+        var logStorage = options.logStorage();
+        long index = snap.getLastIncludedIndex();
+        long first = logStorage.firstLogIndex();
+        long last = logStorage.lastLogIndex();
+        if (first - 1 > index) {
+            return; // a gap: the RaftLog refuses it with the details
+        }
+        boolean endsBefore = last < index;
+        boolean disagrees = !endsBefore && index >= first && logStorage.term(index) != snap.getLastIncludedTerm();
+        if (endsBefore || disagrees) {
+            LOG.info("{}: the log ({}..{}) {} the snapshot ending at {}/{}; it restarts after the snapshot", name, first, last,
+                    endsBefore ? "ends before" : "disagrees with", index, snap.getLastIncludedTerm());
+            logStorage.reset(index + 1);
+        }
+    }
+
+    /** The snapshot could not be loaded at start: report it and stay stopped, never serving from a half-loaded state. */
+    private NodeImpl failStart(String name, Status error) {
+        LOG.error("{} cannot start: {}", name, error);
+        halted = true;
+        role = Role.ERROR;
+        configuration = options.initialConfiguration();
+        try {
+            options.stateMachine().onError(error);
+        } catch (RuntimeException e) {
+            LOG.error("{}: onError threw", name, e);
+        }
+        terminated.countDown();
         return this;
     }
 
@@ -369,11 +452,24 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public void snapshot(Closure done) {
-        complete(done, notYet("snapshot"));
+        if (halted || snapshots == null) {
+            complete(done, Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
+            return;
+        }
+        snapshots.save(done);
     }
 
-    private static Status notYet(String what) {
-        return Status.error(RaftError.INTERNAL, "%s is not supported by this build of WheelRaft yet", what);
+    /** A snapshot of ours is durable: compact the log (on the disk lane, in order with appends). */
+    private void onSnapshotSaved(long index, long snapshotTerm, Closure done) {
+        lane.execute(() -> {
+            if (!halted) {
+                long firstKept = core.onSnapshotSaved(index, options.snapshotLogMargin());
+                if (firstKept > 0) {
+                    logWriter.submitTruncatePrefix(firstKept);
+                }
+            }
+            snapshots.finish(done, Status.ok());
+        });
     }
 
     @Override
@@ -384,7 +480,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public NodeStatus status() {
         var storage = options.logStorage();
-        return new NodeStatus(groupId, self, halted ? Role.SHUTDOWN : role, term, leader, commitIndex,
+        return new NodeStatus(groupId, self, halted && role != Role.ERROR ? Role.SHUTDOWN : role, term, leader, commitIndex,
                 fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), configuration, matchIndexes);
     }
 
@@ -446,7 +542,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         LOG.error("{}/{} stops after an unrecoverable error: {}", groupId, self, error);
         stop(error);
         role = Role.ERROR;
-        options.stateMachine().onError(error);
+        fsm.reportError(error);
         terminated.countDown();
     }
 
@@ -494,8 +590,84 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<InstallSnapshotResponse> handleInstallSnapshot(InstallSnapshotRequest request) {
-        return CompletableFuture.completedFuture(InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(false)
-                .setReason("InstallSnapshot is not supported by this build of WheelRaft yet").build());
+        CompletableFuture<InstallSnapshotResponse> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            if (!core.acceptSnapshotChunk(PeerId.parse(request.getServerId()), request.getTerm(), now())) {
+                f.complete(SnapshotInstaller.refuse(core.term(), request, "not accepted from " + request.getServerId()
+                        + " in term " + request.getTerm() + " (this node is in term " + core.term() + ")"));
+                return;
+            }
+            lastLeaderContactMs = core.lastLeaderContactMs();
+            if (core.holds(request.getMeta().getLastIncludedIndex())) {
+                f.complete(installed(core.term()));
+                return;
+            }
+            installer.receive(request, core.term(), f);
+        });
+        return f;
+    }
+
+    private static InstallSnapshotResponse installed(long term) {
+        return InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(true).build();
+    }
+
+    /**
+     * The leader's snapshot arrived whole and verified: replace the log and the state machine
+     * with it (Raft §7). The leader hears of success only once the state machine loaded it and
+     * the log reset is durable; a failed load stops the node (role ERROR).
+     */
+    private void installFromLeader(InstallSnapshotRequest last, SnapshotReader reader, CompletableFuture<InstallSnapshotResponse> answer) {
+        onLaneOr(() -> {
+            SnapshotMeta meta = reader.meta();
+            long index = meta.getLastIncludedIndex();
+            if (core.holds(index)) {
+                reader.close();
+                answer.complete(installed(core.term()));
+                return;
+            }
+            if (!core.acceptSnapshotChunk(PeerId.parse(last.getServerId()), last.getTerm(), now())) {
+                reader.close();
+                answer.complete(SnapshotInstaller.refuse(core.term(), last, "the sender is no longer leader of term " + core.term()));
+                return;
+            }
+            fsm.beginSnapshotLoad();
+            Membership membership = meta.getConfiguration().getPeersCount() > 0
+                    ? Membership.fromEntry(meta.getConfiguration(), index) : core.membership();
+            boolean reset = core.installSnapshot(index, meta.getLastIncludedTerm(), membership, now());
+            snapshots.noteInstalled(index);
+            commitIndex = Math.max(commitIndex, index);
+            pendingResponses.release(core.log().persistedIndex());
+            CompletableFuture<Void> durable = new CompletableFuture<>();
+            if (reset) {
+                logWriter.submitReset(index + 1, () -> durable.complete(null));
+            } else {
+                durable.complete(null);
+            }
+            CompletableFuture<Status> loaded = new CompletableFuture<>();
+            fsm.loadSnapshot(reader, loaded::complete);
+            long answerTerm = core.term();
+            durable.thenCombine(loaded, (v, error) -> error).thenAccept(error -> answer.complete(error == null
+                    ? installed(answerTerm)
+                    : SnapshotInstaller.refuse(answerTerm, last, "loading the snapshot failed: " + error)));
+        }, () -> {
+            reader.close();
+            answer.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+        });
+    }
+
+    /** Runs {@code action} on the lane, or {@code ifHalted} there if the node has stopped. */
+    private void onLaneOr(Runnable action, Runnable ifHalted) {
+        lane.execute(() -> {
+            if (halted) {
+                ifHalted.run();
+            } else {
+                action.run();
+            }
+        });
     }
 
     @Override
@@ -611,6 +783,27 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
 
         @Override
+        public void sendSnapshot(PeerId to) {
+            long leaderTerm = core.term();
+            SnapshotSender running = senders.get(to);
+            if (running != null && running.term() == leaderTerm) {
+                return; // one transfer per follower; it reports when it ends
+            }
+            SnapshotSender[] holder = new SnapshotSender[1];
+            SnapshotSender sender = new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(), transport, snapshotLane,
+                    options.snapshotChunkBytes(), rpcTimeoutMs(), () -> !halted && role == Role.LEADER && term == leaderTerm,
+                    (peer, index, ok, higherTerm) -> onLane(() -> {
+                        senders.remove(peer, holder[0]);
+                        core.observeTerm(higherTerm, now());
+                        core.onSnapshotSent(peer, leaderTerm, index, ok, now());
+                        matchIndexes = core.followerMatchIndexes();
+                    }));
+            holder[0] = sender;
+            senders.put(to, sender);
+            sender.start();
+        }
+
+        @Override
         public void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
             Role old = role;
             role = newRole;
@@ -693,8 +886,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     private final class DiskListener implements LogWriter.Listener {
         @Override
-        public void onWritten(long lastIndex, long lastTerm) {
+        public void onWritten(long lastIndex, long lastTerm, long generation) {
             onLane(() -> {
+                if (generation != logWriter.generation()) {
+                    return; // written before a snapshot install reset the log: no longer there
+                }
                 core.onPersisted(lastIndex, lastTerm, now());
                 pendingResponses.release(core.log().persistedIndex());
             });
@@ -738,7 +934,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void snapshotDue() {
-            // Snapshots and log compaction arrive with the snapshot work (InstallSnapshot, onSnapshotSave).
+            if (!halted) {
+                snapshots.save(null);
+            }
         }
     }
 }

@@ -107,4 +107,59 @@ class RaftLogTest {
         assertEquals(log.lastIndex(), storage.lastLogIndex(), "storage keeps the replaced entry 3");
         assertEquals(2, storage.term(2));
     }
+    @Test
+    void compactionForgetsEntriesUpToTheSnapshotMinusTheMarginAndKeepsTheBoundaryTerm() {
+        storage.append(run(1, 10, 1));
+        storage.append(run(11, 20, 2));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        assertEquals(13, log.compact(15, 3), "first index kept");
+        assertEquals(12, log.baseIndex());
+        assertEquals(2, log.term(12), "the boundary keeps its term for the log-matching check");
+        assertEquals(0, log.term(11));
+        assertNull(log.entry(12));
+        assertNotNull(log.entry(13));
+        assertEquals(-1, log.compact(14, 3), "a boundary never moves back");
+    }
+
+    @Test
+    void compactionNeverPassesWhatIsOnDisk() {
+        storage.append(run(1, 5, 1));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        log.append(run(6, 8, 1)); // not yet acknowledged by the disk
+        assertEquals(6, log.compact(8, 0));
+        assertEquals(5, log.baseIndex());
+        assertNotNull(log.entry(6));
+    }
+
+    @Test
+    void installedSnapshotKeepsTheSuffixWhenTheLogHoldsItsLastEntry() {
+        storage.append(run(1, 10, 1));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        assertFalse(log.installSnapshot(6, 1), "entry 6 of term 1 is held: keep 7..10 (Raft section 7)");
+        assertEquals(6, log.baseIndex());
+        assertEquals(10, log.lastIndex());
+        assertTrue(log.installSnapshot(8, 3), "a different term at 8: the whole log goes");
+        assertEquals(8, log.lastIndex());
+        assertEquals(3, log.lastTerm());
+        assertEquals(8, log.persistedIndex(), "the snapshot itself is durable");
+    }
+
+    @Test
+    void restartAfterCompactionWithAMarginReadsTheEntriesKeptBeforeTheSnapshot() {
+        storage.append(run(1, 20, 1));
+        storage.truncatePrefix(11);
+        RaftLog log = new RaftLog(storage, 15, 1);
+        assertEquals(11, log.baseIndex(), "the first stored entry is the base (its term is known)");
+        assertEquals(1, log.term(11));
+        assertNotNull(log.entry(12));
+        assertEquals(20, log.lastIndex());
+    }
+
+    @Test
+    void refusesALogWithAGapAfterTheSnapshot() {
+        storage.append(run(1, 20, 1));
+        storage.truncatePrefix(11);
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> new RaftLog(storage, 5, 1));
+        assertTrue(e.getMessage().contains("6..10"), e.getMessage());
+    }
 }

@@ -20,7 +20,7 @@ import java.util.List;
 final class RecordingEffects implements RaftEffects {
 
     sealed interface Event permits HardState, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
-            ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry {
+            ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry, SnapshotWanted {
     }
 
     record HardState(long term, PeerId votedFor) implements Event {
@@ -86,6 +86,10 @@ final class RecordingEffects implements RaftEffects {
     record ElectionRetry() implements Event {
     }
 
+    /** The leader asked the shell to stream its snapshot to {@code to}. */
+    record SnapshotWanted(PeerId to) implements Event {
+    }
+
     final List<Event> events = new ArrayList<>();
     final Deque<Send> outbox = new ArrayDeque<>();
     final Deque<Persist> disk = new ArrayDeque<>();
@@ -115,6 +119,11 @@ final class RecordingEffects implements RaftEffects {
     @Override
     public void sendTimeoutNow(PeerId to, TimeoutNowRequest request) {
         send(to, request);
+    }
+
+    @Override
+    public void sendSnapshot(PeerId to) {
+        events.add(new SnapshotWanted(to));
     }
 
     private void send(PeerId to, Object message) {

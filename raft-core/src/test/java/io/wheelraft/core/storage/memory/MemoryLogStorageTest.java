@@ -282,6 +282,9 @@ class MemoryLogStorageTest {
         int readers = 3;
         AtomicBoolean done = new AtomicBoolean();
         CountDownLatch started = new CountDownLatch(readers);
+        // The writer starts once every reader has read once: on a loaded machine it could
+        // otherwise finish before a reader thread got a turn, and that reader would prove nothing.
+        CountDownLatch firstReads = new CountDownLatch(readers);
         ExecutorService pool = Executors.newFixedThreadPool(readers);
         try {
             List<Future<Long>> results = new ArrayList<>();
@@ -303,12 +306,15 @@ class MemoryLogStorageTest {
                         if (e != null && (e.getIndex() != last || e.getTerm() != last)) {
                             throw new AssertionError("entry at " + last + " read as " + e);
                         }
-                        reads++;
+                        if (++reads == 1) {
+                            firstReads.countDown();
+                        }
                     }
                     return reads;
                 }));
             }
             assertTrue(started.await(10, TimeUnit.SECONDS));
+            assertTrue(firstReads.await(10, TimeUnit.SECONDS));
             for (long i = 1; i <= 20_000; i += 10) {
                 List<LogEntry> batch = new ArrayList<>();
                 for (long j = i; j < i + 10; j++) {
