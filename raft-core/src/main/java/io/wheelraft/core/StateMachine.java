@@ -27,7 +27,11 @@ public interface StateMachine {
     /** A membership configuration was committed. */
     void onConfigurationCommitted(Configuration configuration);
 
-    /** The node hit an error it cannot recover from (storage, state machine); it stopped applying. */
+    /**
+     * Something failed: a storage error, an apply error or a failed snapshot load, after which the
+     * node stops applying (role ERROR); or a failed {@code onSnapshotSave}, after which the node
+     * keeps running (nothing was lost, the next snapshot retries).
+     */
     void onError(Status error);
 
     /** The node has shut down; no further calls follow. */

@@ -53,12 +53,8 @@ public final class RaftCore {
     private Replication replication;
     private MembershipChanger changer;
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
-    private final java.util.ArrayDeque<PendingRead> pendingReads = new java.util.ArrayDeque<>();
-    /** Reads that arrived before this leader committed an entry of its own term. */
-    private final List<Object> readsAwaitingTermCommit = new ArrayList<>();
+    private final PendingReads reads;
 
-    private record PendingRead(List<Object> handles, long readIndex, long round) {
-    }
 
     public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
@@ -67,6 +63,8 @@ public final class RaftCore {
         this.log = log;
         this.effects = effects;
         this.memberships = memberships;
+        this.reads = new PendingReads();
+        this.transfer = new LeaderTransfer(effects);
         this.term = term;
         this.votedFor = votedFor;
         this.commitIndex = appliedIndex;
@@ -396,7 +394,7 @@ public final class RaftCore {
             changeAwaitingTermCommit = null;
             effects.membershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader));
         }
-        failReads();
+        reads.failAll(effects, newLeader);
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
             leaderConnectionLostMs = -1;
@@ -656,7 +654,7 @@ public final class RaftCore {
         if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
             maybeAdvanceCommit(nowMs);
         }
-        if (req.getHeartbeat() && !pendingReads.isEmpty()) {
+        if (req.getHeartbeat() && reads.isConfirming()) {
             confirmReads();
         }
         if (role == Role.LEADER && changer.inProgress()) {
@@ -697,10 +695,8 @@ public final class RaftCore {
                 changeAwaitingTermCommit = null;
                 changer.start(held.target(), held.handle(), nowMs);
             }
-            if (role == Role.LEADER && !readsAwaitingTermCommit.isEmpty()) {
-                List<Object> waiting = new ArrayList<>(readsAwaitingTermCommit);
-                readsAwaitingTermCommit.clear();
-                startRead(waiting, nowMs);
+            if (role == Role.LEADER && reads.hasAwaitingTermCommit()) {
+                startRead(reads.takeAwaitingTermCommit(), nowMs);
             }
         }
     }
@@ -735,15 +731,11 @@ public final class RaftCore {
 
     // ---------------------------------------------------------------- leader transfer (thesis §3.10)
 
-    private record Transfer(PeerId target, Object handle, long deadlineMs) {
-    }
-
-    private Transfer transfer;
-    private boolean timeoutNowSent;
+    private final LeaderTransfer transfer;
 
     /** True while this leader hands over leadership: it accepts no new tasks. */
     public boolean transferring() {
-        return transfer != null && role == Role.LEADER;
+        return transfer.active() && role == Role.LEADER;
     }
 
     /**
@@ -759,12 +751,11 @@ public final class RaftCore {
         } else if (!memberships.current().current().contains(target)) {
             effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
                     "%s is not a voting member of %s", target, memberships.current().current()));
-        } else if (transfer != null) {
+        } else if (transfer.active()) {
             effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
                     "a transfer to %s is already in progress", transfer.target()));
         } else {
-            transfer = new Transfer(target, handle, nowMs + config.electionTimeoutMs());
-            timeoutNowSent = false;
+            transfer.begin(target, handle, nowMs + config.electionTimeoutMs());
             LOG.info("{} transfers leadership of term {} to {}", self, term, target);
             maybeSendTimeoutNow();
         }
@@ -772,34 +763,15 @@ public final class RaftCore {
 
     /** Once the target holds our whole log, tell it to campaign now. */
     private void maybeSendTimeoutNow() {
-        if (transfer == null || role != Role.LEADER || timeoutNowSent) {
-            return;
-        }
-        if (replication.match(transfer.target()) >= log.lastIndex()) {
-            timeoutNowSent = true;
+        if (role == Role.LEADER && transfer.active()
+                && transfer.readyForTimeoutNow(replication.match(transfer.target()), log.lastIndex())) {
             effects.sendTimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
                     .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build());
         }
     }
 
-    /** Ends the transfer when its target is known to lead, or when its time is up. */
     private void checkTransfer(long nowMs) {
-        if (transfer == null) {
-            return;
-        }
-        if (leader != null && leader.equals(transfer.target()) && role != Role.LEADER) {
-            finishTransfer(io.wheelraft.core.Status.ok());
-        } else if (nowMs >= transfer.deadlineMs()) {
-            finishTransfer(io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.TIMEOUT,
-                    "%s did not take over within %d ms%s", transfer.target(), config.electionTimeoutMs(),
-                    role == Role.LEADER ? "; this leader resumes" : ""));
-        }
-    }
-
-    private void finishTransfer(io.wheelraft.core.Status status) {
-        Object h = transfer.handle();
-        transfer = null;
-        effects.transferDone(h, status);
+        transfer.check(leader, role == Role.LEADER, nowMs, config.electionTimeoutMs());
     }
 
     /** The changer's view of this leader. */
@@ -859,7 +831,7 @@ public final class RaftCore {
             return;
         }
         if (log.term(commitIndex) != term) {
-            readsAwaitingTermCommit.addAll(handles);
+            reads.awaitTermCommit(handles);
             return;
         }
         startRead(handles, nowMs);
@@ -872,28 +844,13 @@ public final class RaftCore {
             return;
         }
         long round = replication.heartbeatAll(commitIndex, nowMs);
-        pendingReads.add(new PendingRead(handles, commitIndex, round));
+        reads.add(handles, commitIndex, round);
         confirmReads();
     }
 
     private void confirmReads() {
         Membership m = memberships.current();
-        while (!pendingReads.isEmpty() && replication.quorumAcked(m, pendingReads.peek().round())) {
-            PendingRead r = pendingReads.poll();
-            effects.readsConfirmed(r.handles(), r.readIndex());
-        }
-    }
-
-    private void failReads() {
-        List<Object> failed = new ArrayList<>(readsAwaitingTermCommit);
-        readsAwaitingTermCommit.clear();
-        for (PendingRead r : pendingReads) {
-            failed.addAll(r.handles());
-        }
-        pendingReads.clear();
-        if (!failed.isEmpty()) {
-            effects.readsFailed(failed, null);
-        }
+        reads.confirm(round -> replication.quorumAcked(m, round), effects);
     }
 
     private void reportCommit() {

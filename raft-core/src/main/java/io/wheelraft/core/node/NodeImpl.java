@@ -252,7 +252,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public boolean isLeader() {
-        return role == Role.LEADER;
+        return role == Role.LEADER && !halted;
     }
 
     @Override
@@ -368,23 +368,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public void addPeer(PeerId peer, Closure done) {
         Objects.requireNonNull(peer, "peer");
-        changeFrom(current -> {
-            java.util.Set<PeerId> peers = new java.util.TreeSet<>(current.peers());
-            peers.add(peer);
-            java.util.Set<PeerId> learners = new java.util.TreeSet<>(current.learners());
-            learners.remove(peer);
-            return new Configuration(peers, learners);
-        }, done);
+        changeFrom(current -> MembershipTargets.withVoter(current, peer), done);
     }
 
     @Override
     public void removePeer(PeerId peer, Closure done) {
         Objects.requireNonNull(peer, "peer");
-        changeFrom(current -> {
-            java.util.Set<PeerId> peers = new java.util.TreeSet<>(current.peers());
-            peers.remove(peer);
-            return new Configuration(peers, current.learners());
-        }, done);
+        changeFrom(current -> MembershipTargets.withoutVoter(current, peer), done);
     }
 
     @Override
@@ -396,26 +386,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public void addLearners(List<PeerId> learners, Closure done) {
         Objects.requireNonNull(learners, "learners");
-        changeFrom(current -> {
-            java.util.Set<PeerId> l = new java.util.TreeSet<>(current.learners());
-            for (PeerId p : learners) {
-                if (current.peers().contains(p)) {
-                    throw new IllegalArgumentException(p + " is a voter; remove it first to make it a learner");
-                }
-                l.add(p);
-            }
-            return new Configuration(current.peers(), l);
-        }, done);
+        changeFrom(current -> MembershipTargets.withLearners(current, learners), done);
     }
 
     @Override
     public void removeLearners(List<PeerId> learners, Closure done) {
         Objects.requireNonNull(learners, "learners");
-        changeFrom(current -> {
-            java.util.Set<PeerId> l = new java.util.TreeSet<>(current.learners());
-            l.removeAll(learners);
-            return new Configuration(current.peers(), l);
-        }, done);
+        changeFrom(current -> MembershipTargets.withoutLearners(current, learners), done);
     }
 
     /** Computes the target from the configuration in effect (on the lane) and starts the change. */

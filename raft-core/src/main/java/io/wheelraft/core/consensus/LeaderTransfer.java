@@ -1,0 +1,67 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftError;
+import io.wheelraft.core.Status;
+
+/**
+ * One leader transfer in progress (thesis §3.10): its target, its caller, its deadline, and
+ * whether TimeoutNow went out. The leader refuses new tasks while it is active. Owned by the
+ * Raft lane.
+ */
+final class LeaderTransfer {
+
+    private final RaftEffects effects;
+    private PeerId target;
+    private Object handle;
+    private long deadlineMs;
+    private boolean timeoutNowSent;
+
+    LeaderTransfer(RaftEffects effects) {
+        this.effects = effects;
+    }
+
+    boolean active() {
+        return target != null;
+    }
+
+    PeerId target() {
+        return target;
+    }
+
+    void begin(PeerId target, Object handle, long deadlineMs) {
+        this.target = target;
+        this.handle = handle;
+        this.deadlineMs = deadlineMs;
+        this.timeoutNowSent = false;
+    }
+
+    /** True exactly once: when the target first holds the whole log, so TimeoutNow may go out. */
+    boolean readyForTimeoutNow(long targetMatch, long lastIndex) {
+        if (target == null || timeoutNowSent || targetMatch < lastIndex) {
+            return false;
+        }
+        timeoutNowSent = true;
+        return true;
+    }
+
+    /** Ends the transfer when its target is known to lead, or when its time is up. */
+    void check(PeerId knownLeader, boolean stillLeader, long nowMs, int electionTimeoutMs) {
+        if (target == null) {
+            return;
+        }
+        if (target.equals(knownLeader) && !stillLeader) {
+            finish(Status.ok());
+        } else if (nowMs >= deadlineMs) {
+            finish(Status.error(RaftError.TIMEOUT, "%s did not take over within %d ms%s", target, electionTimeoutMs,
+                    stillLeader ? "; this leader resumes" : ""));
+        }
+    }
+
+    private void finish(Status status) {
+        Object h = handle;
+        target = null;
+        handle = null;
+        effects.transferDone(h, status);
+    }
+}
