@@ -98,7 +98,6 @@ class LocalClusterTest {
             if (condition.getAsBoolean()) {
                 return true;
             }
-            Thread.onSpinWait();
             TimeUnit.MILLISECONDS.sleep(1); // poll interval of the condition wait
         }
         return condition.getAsBoolean();
