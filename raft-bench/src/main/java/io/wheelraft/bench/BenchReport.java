@@ -49,7 +49,7 @@ final class BenchReport {
         Files.createDirectories(dir);
         chart(results, "Increments acknowledged per second (3 nodes, fsync on)", "ops/s", BenchResult::opsPerSecond, false,
                 dir.resolve(THROUGHPUT_PNG));
-        chart(results, "p99 latency of one increment", "ms (log scale)", BenchResult::p99Ms, true, dir.resolve(P99_PNG));
+        chart(results, "p99 latency of one increment", "ms", BenchResult::p99Ms, false, dir.resolve(P99_PNG));
     }
 
     private static void chart(List<BenchResult> results, String title, String yTitle, java.util.function.ToDoubleFunction<BenchResult> y,

@@ -178,20 +178,26 @@ public final class BenchRunner {
         }
     }
 
-    /** Deletes the data directories, keeping the nodes' logs. */
+    /** Deletes every node's data directory ({@code SYSTEM/nodeN/}), keeping the nodes' logs ({@code SYSTEM/nodeN.log}). */
     private static void deleteDataDirs(Path work) {
-        try (Stream<Path> paths = Files.walk(work)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                if (!p.toString().endsWith(".log")) {
-                    try {
+        try (Stream<Path> nodeDirs = Files.list(work).filter(Files::isDirectory).flatMap(BenchRunner::children).filter(Files::isDirectory)) {
+            for (Path dir : nodeDirs.toList()) {
+                try (Stream<Path> paths = Files.walk(dir)) {
+                    for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(p);
-                    } catch (java.nio.file.DirectoryNotEmptyException e) {
-                        // a directory holding logs stays
                     }
                 }
             }
         } catch (IOException e) {
             LOG.warn("could not clean {}: {}", work, e.toString());
+        }
+    }
+
+    private static Stream<Path> children(Path dir) {
+        try {
+            return Files.list(dir).toList().stream();
+        } catch (IOException e) {
+            return Stream.empty();
         }
     }
 
