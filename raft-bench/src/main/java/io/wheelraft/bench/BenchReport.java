@@ -47,17 +47,17 @@ final class BenchReport {
     /** Writes both charts into {@code dir}. */
     static void charts(List<BenchResult> results, Path dir) throws IOException {
         Files.createDirectories(dir);
-        chart(results, "Increments acknowledged per second (3 nodes, fsync on)", "ops/s", BenchResult::opsPerSecond, false,
+        chart(results, "Increments acknowledged per second (3 nodes, fsync on)", "ops/s", BenchResult::opsPerSecond, "#,##0",
                 dir.resolve(THROUGHPUT_PNG));
-        chart(results, "p99 latency of one increment", "ms", BenchResult::p99Ms, false, dir.resolve(P99_PNG));
+        chart(results, "p99 latency of one increment", "ms", BenchResult::p99Ms, "#,##0.0", dir.resolve(P99_PNG));
     }
 
     private static void chart(List<BenchResult> results, String title, String yTitle, java.util.function.ToDoubleFunction<BenchResult> y,
-                              boolean log, Path file) throws IOException {
+                              String decimalPattern, Path file) throws IOException {
         CategoryChart chart = new CategoryChartBuilder().width(900).height(500).title(title)
                 .xAxisTitle("requests in flight").yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setYAxisLogarithmic(log);
+        chart.getStyler().setDecimalPattern(decimalPattern);
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         Map<String, List<BenchResult>> bySystem = new LinkedHashMap<>();
@@ -75,6 +75,24 @@ final class BenchReport {
             chart.addSeries(e.getKey(), xs, ys);
         }
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** Reads back a table written by {@link #table} (to redraw the charts of an earlier run). */
+    static List<BenchResult> parseTable(String markdown) {
+        List<BenchResult> results = new ArrayList<>();
+        for (String line : markdown.split("\n")) {
+            String[] cells = line.split("\\|");
+            if (cells.length < 9 || !cells[2].trim().matches("\\d+")) {
+                continue; // not a data row
+            }
+            results.add(new BenchResult(cells[1].trim(), Integer.parseInt(cells[2].trim()), number(cells[3]), number(cells[4]),
+                    number(cells[5]), number(cells[6]), 0, (long) number(cells[7]), number(cells[8])));
+        }
+        return results;
+    }
+
+    private static double number(String cell) {
+        return Double.parseDouble(cell.trim().replace(",", ""));
     }
 
     /** The generated block: run facts, the table and the charts (paths relative to docs/). */

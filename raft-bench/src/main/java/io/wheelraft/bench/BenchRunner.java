@@ -27,6 +27,7 @@ import java.util.stream.Stream;
  *     [--duration 30] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr]
+ * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
  * </pre>
  *
  * Single-threaded driver; the loads run on the systems' client threads.
@@ -54,6 +55,12 @@ public final class BenchRunner {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
+        if (args.length == 2 && args[0].equals("--replot")) {
+            // Redraw the charts from a table this runner wrote, e.g. after a chart style change.
+            Path table = Path.of(args[1]);
+            BenchReport.charts(BenchReport.parseTable(Files.readString(table, StandardCharsets.UTF_8)), table.getParent());
+            return;
+        }
         BenchRunner runner = new BenchRunner();
         runner.parse(args);
         runner.run(String.join(" ", args));
