@@ -232,7 +232,7 @@ public final class RaftCore {
             // before backing anyone else (it would otherwise be deposed in the window between our
             // grant and its first append).
             boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLostForVoting(nowMs)
-                    && nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2;
+                    && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(votedFor));
             return voteResponse(true, grant, grant ? "" : refusal(req, logOk, nowMs));
         }
         if (req.getTerm() < term) {
