@@ -33,6 +33,7 @@ public final class NodeOptions {
     private ReadOnlyOption readOnlyOption = ReadOnlyOption.READ_INDEX;
     private int leaseClockDriftMs = 50;
     private int snapshotChunkBytes = 1024 * 1024;
+    private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
     public NodeOptions validate() {
@@ -56,6 +57,7 @@ public final class NodeOptions {
         require(leaseClockDriftMs >= 0 && leaseClockDriftMs < electionTimeoutMs,
                 "leaseClockDriftMs must be in [0, electionTimeoutMs), was " + leaseClockDriftMs);
         require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
+        require(meterRegistry != null, "meterRegistry must not be null (the default is Micrometer's global registry)");
         return this;
     }
 
@@ -136,4 +138,11 @@ public final class NodeOptions {
 
     public int snapshotChunkBytes() { return snapshotChunkBytes; }
     public NodeOptions snapshotChunkBytes(int v) { snapshotChunkBytes = v; return this; }
+
+    /**
+     * Where the node's metrics go (see the Metrics section of docs/architecture.md). Default: Micrometer's
+     * global registry, which records nothing until the service adds a registry to it.
+     */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry() { return meterRegistry; }
+    public NodeOptions meterRegistry(io.micrometer.core.instrument.MeterRegistry v) { meterRegistry = v; return this; }
 }

@@ -8,7 +8,6 @@ import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
-import io.wheelraft.core.Role;
 import io.wheelraft.rpc.GrpcRaftTransport;
 import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.storage.FileMetaStorage;
@@ -107,7 +106,8 @@ public final class CounterServer implements AutoCloseable {
                 .stateMachine(stateMachine)
                 .logStorage(store.logStorage(CounterServiceImpl.GROUP_ID))
                 .metaStorage(meta)
-                .snapshotStorage(snapshots);
+                .snapshotStorage(snapshots)
+                .meterRegistry(registry);
         try {
             options.validate();
         } catch (IllegalArgumentException e) {
@@ -172,12 +172,8 @@ public final class CounterServer implements AutoCloseable {
     }
 
     private void registerGauges(MeterRegistry registry) {
-        Gauge.builder("raft.term", this, s -> s.status().term()).register(registry);
-        Gauge.builder("raft.commit.index", this, s -> s.status().commitIndex()).register(registry);
-        Gauge.builder("raft.applied.index", this, s -> s.status().appliedIndex()).register(registry);
-        Gauge.builder("raft.last.log.index", this, s -> s.status().lastLogIndex()).register(registry);
-        Gauge.builder("raft.leader", this, s -> s.status().role() == Role.LEADER ? 1 : 0)
-                .description("1 while this node leads").register(registry);
+        // The node's own wheelraft.* meters (term, indexes, latencies, replication lag) come from
+        // raft-core through NodeOptions.meterRegistry; these are the counter's.
         Gauge.builder("counter.value", stateMachine, CounterStateMachine::value).register(registry);
         Gauge.builder("counter.client.sessions", stateMachine, CounterStateMachine::sessionCount).register(registry);
     }

@@ -94,6 +94,30 @@ class GrpcClusterTest {
     }
 
     @Test
+    void followerBehindTheCompactedLogCatchesUpByInstallSnapshot() throws Exception {
+        GrpcTestCluster c = startCluster();
+        int leader = c.awaitLeader(WAIT_MS);
+        incrementAll(c, leader, 20);
+        awaitEveryValue(c, 20);
+        int follower = (leader + 1) % c.size();
+        c.stop(follower);
+        incrementAll(c, leader, 80);
+
+        java.util.concurrent.CompletableFuture<io.wheelraft.core.Status> saved = new java.util.concurrent.CompletableFuture<>();
+        c.node(leader).snapshot(saved::complete);
+        io.wheelraft.core.Status status = saved.get(WAIT_MS, TimeUnit.MILLISECONDS);
+        assertTrue(status.isOk(), "snapshot failed: " + status);
+        GrpcTestCluster.await(() -> c.node(leader).status().firstLogIndex() > 30, WAIT_MS,
+                () -> "the leader did not compact its log past the stopped follower" + c.describe());
+
+        c.restart(follower);
+        awaitEveryValue(c, 100);
+        assertTrue(c.counter(follower).snapshotsLoaded() >= 1, "the follower caught up without a snapshot" + c.describe());
+        assertEquals(101, c.increment(leader, 1).result.get(WAIT_MS, TimeUnit.MILLISECONDS));
+        awaitEveryValue(c, 101);
+    }
+
+    @Test
     void killingTheLeadersTransportElectsANewLeader() throws Exception {
         GrpcTestCluster c = startCluster();
         int old = c.awaitLeader(WAIT_MS);

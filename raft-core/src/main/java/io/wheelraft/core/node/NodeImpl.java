@@ -74,6 +74,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final Effects effects = new Effects();
 
     private RaftCore core;
+    private NodeMetrics metrics;
     private LogWriter logWriter;
     private FsmCaller fsm;
     private NodeTimers timers;
@@ -116,6 +117,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      * @throws IllegalStateException if the log has a gap after the snapshot (entries are missing)
      */
     public NodeImpl start() {
+        metrics = new NodeMetrics(options.meterRegistry(), groupId, self, this::status);
         var metaStorage = options.metaStorage();
         var logStorage = options.logStorage();
         String name = groupId + "/" + self;
@@ -154,7 +156,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         long now = now();
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
         fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), snapIndex, base.toEntry(),
-                applied -> { }, error -> lane.execute(() -> enterError(error)));
+                applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved);
         installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader);
@@ -222,6 +224,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     private long now() {
         return runtime.clock().millis();
+    }
+
+    private long nanos() {
+        return runtime.clock().nanoTime();
     }
 
     /** Runs {@code action} on the lane unless the node has stopped. */
@@ -302,6 +308,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 return;
             }
             long first = core.propose(data, now());
+            metrics.proposed(first + data.size() - 1, nanos());
             for (int i = 0; i < dones.size(); i++) {
                 closures.append(first + i, dones.get(i));
             }
@@ -433,7 +440,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             complete(done, Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
             return;
         }
-        snapshots.save(done);
+        snapshots.save(timedSnapshot(done));
+    }
+
+    /** Counts and times a snapshot that succeeds, then tells {@code done} (may be null). */
+    private Closure timedSnapshot(Closure done) {
+        long start = nanos();
+        return status -> {
+            if (status.isOk()) {
+                metrics.snapshotTaken(nanos() - start);
+            }
+            complete(done, status);
+        };
     }
 
     /** A snapshot of ours is durable: compact the log (on the disk lane, in order with appends). */
@@ -492,6 +510,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      */
     public void halt() {
         halted = true;
+        if (metrics != null) {
+            metrics.close();
+        }
         if (logWriter != null) {
             logWriter.halt();
         }
@@ -505,6 +526,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private void stop(Status reason) {
         halted = true;
         role = Role.SHUTDOWN;
+        metrics.close();
         timers.destroyAll();
         transport.unregister(groupId, self);
         transport.removeConnectionListener(this);
@@ -784,6 +806,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
             Role old = role;
+            metrics.roleChanged(newRole, newLeader != null && !newLeader.equals(leader), nanos());
             role = newRole;
             term = newTerm;
             leader = newLeader;
@@ -803,6 +826,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void commitTo(long index) {
+            metrics.committed(index, nanos());
             commitIndex = index;
             fsm.commitTo(index);
         }
@@ -870,6 +894,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                     return; // written before a snapshot install reset the log: no longer there
                 }
                 core.onPersisted(lastIndex, lastTerm, now());
+                metrics.durable(core.log().persistedIndex(), nanos());
                 pendingResponses.release(core.log().persistedIndex());
             });
         }
@@ -907,13 +932,14 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         public void heartbeat() {
             if (!halted) {
                 core.onHeartbeatTimeout(now());
+                metrics.followersSeen(core.followerMatchIndexes().keySet());
             }
         }
 
         @Override
         public void snapshotDue() {
             if (!halted) {
-                snapshots.save(null);
+                snapshots.save(timedSnapshot(null));
             }
         }
     }
