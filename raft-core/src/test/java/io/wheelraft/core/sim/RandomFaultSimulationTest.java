@@ -74,6 +74,11 @@ class RandomFaultSimulationTest {
             return fsm;
         }, o -> {
             o.electionTimeoutMs(ELECTION_TIMEOUT_MS);
+            if (seed % 3 == 1) {
+                // Lease reads (a lease of min(T, grace/2) - drift = 10 ms here), checked by the
+                // linearizability checker like ReadIndex reads.
+                o.readOnlyOption(io.wheelraft.core.ReadOnlyOption.LEASE).leaseClockDriftMs(5);
+            }
             if (snapshots) {
                 o.snapshotIntervalSecs(1).snapshotLogMargin(20).snapshotChunkBytes(32);
             }
