@@ -12,6 +12,8 @@ public final class PeerId implements Comparable<PeerId> {
     private final String host;
     private final int port;
     private final int index;
+    /** The text form, kept because every outgoing message carries it. */
+    private final String text;
 
     public PeerId(String host, int port) {
         this(host, port, 0);
@@ -33,6 +35,7 @@ public final class PeerId implements Comparable<PeerId> {
         this.host = host;
         this.port = port;
         this.index = index;
+        this.text = index == 0 ? host + ":" + port : host + ":" + port + ":" + index;
     }
 
     /**
@@ -105,6 +108,6 @@ public final class PeerId implements Comparable<PeerId> {
 
     @Override
     public String toString() {
-        return index == 0 ? host + ":" + port : host + ":" + port + ":" + index;
+        return text;
     }
 }

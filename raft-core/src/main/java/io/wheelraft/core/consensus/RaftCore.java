@@ -443,9 +443,15 @@ public final class RaftCore {
     public record AppendResult(AppendEntriesResponse response, long requiredPersistedIndex) {
     }
 
+    /** The sender of a message: the known leader's id when it matches (no parsing per append), else parsed. */
+    private PeerId peerOf(String id) {
+        PeerId known = leader;
+        return known != null && known.toString().equals(id) ? known : PeerId.parse(id);
+    }
+
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
-        if (!acceptLeader(PeerId.parse(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
+        if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
 

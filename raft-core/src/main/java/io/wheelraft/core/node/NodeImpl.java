@@ -770,7 +770,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
                 if (resp != null) {
                     core.handleAppendEntriesResponse(to, request, resp, now());
-                    matchIndexes = core.followerMatchIndexes();
                 } else {
                     core.handleAppendEntriesFailure(to, request);
                 }
@@ -932,7 +931,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         public void heartbeat() {
             if (!halted) {
                 core.onHeartbeatTimeout(now());
-                metrics.followersSeen(core.followerMatchIndexes().keySet());
+                // The operator's view of follower progress is refreshed once per heartbeat, not
+                // copied on every append answer (that is the replication hot path).
+                Map<PeerId, Long> matches = core.followerMatchIndexes();
+                matchIndexes = matches;
+                metrics.followersSeen(matches.keySet());
             }
         }
 
