@@ -49,8 +49,7 @@ public final class NodeOptions {
         require(metaStorage != null, "metaStorage is required");
         require(snapshotStorage != null, "snapshotStorage is required");
         require(clock != null, "clock must not be null");
-        require(applyQueueCapacity > 0 && Integer.bitCount(applyQueueCapacity) == 1,
-                "applyQueueCapacity must be a power of two > 0, was " + applyQueueCapacity);
+        require(applyQueueCapacity > 0, "applyQueueCapacity must be > 0, was " + applyQueueCapacity);
         require(maxInflightAppends > 0, "maxInflightAppends must be > 0, was " + maxInflightAppends);
         require(maxEntriesPerAppend > 0, "maxEntriesPerAppend must be > 0, was " + maxEntriesPerAppend);
         require(maxBytesPerAppend > 0, "maxBytesPerAppend must be > 0, was " + maxBytesPerAppend);
@@ -111,6 +110,7 @@ public final class NodeOptions {
     public long randomSeed() { return randomSeed; }
     public NodeOptions randomSeed(long v) { randomSeed = v; return this; }
 
+    /** Tasks {@code apply} may queue ahead of the node before it answers BUSY. */
     public int applyQueueCapacity() { return applyQueueCapacity; }
     public NodeOptions applyQueueCapacity(int v) { applyQueueCapacity = v; return this; }
 

@@ -22,14 +22,12 @@ public final class DefaultNodeRuntime implements NodeRuntime, AutoCloseable {
     private final ExecutorService raftPool;
     private final ExecutorService diskPool;
     private final ExecutorService applyPool;
-    private final DisruptorProposalQueue proposals;
 
-    public DefaultNodeRuntime(Timer timer, int raftThreads, int diskThreads, int applyThreads, int proposalCapacity) {
+    public DefaultNodeRuntime(Timer timer, int raftThreads, int diskThreads, int applyThreads) {
         this.timer = timer;
         this.raftPool = Executors.newFixedThreadPool(raftThreads, daemon("wheelraft-raft"));
         this.diskPool = Executors.newFixedThreadPool(diskThreads, daemon("wheelraft-disk"));
         this.applyPool = Executors.newFixedThreadPool(applyThreads, daemon("wheelraft-apply"));
-        this.proposals = new DisruptorProposalQueue(proposalCapacity, daemon("wheelraft-proposals"));
     }
 
     /** The process-wide runtime, created on first use and never closed by nodes. */
@@ -40,7 +38,7 @@ public final class DefaultNodeRuntime implements NodeRuntime, AutoCloseable {
                 r = shared;
                 if (r == null) {
                     int cores = Runtime.getRuntime().availableProcessors();
-                    r = new DefaultNodeRuntime(Timers.shared(), Math.max(2, cores), Math.max(2, Math.min(4, cores)), Math.max(2, cores), 16384);
+                    r = new DefaultNodeRuntime(Timers.shared(), Math.max(2, cores), Math.max(2, Math.min(4, cores)), Math.max(2, cores));
                     shared = r;
                 }
             }
@@ -83,13 +81,7 @@ public final class DefaultNodeRuntime implements NodeRuntime, AutoCloseable {
     }
 
     @Override
-    public ProposalQueue proposalQueue() {
-        return proposals;
-    }
-
-    @Override
     public void close() {
-        proposals.close();
         raftPool.shutdown();
         diskPool.shutdown();
         applyPool.shutdown();

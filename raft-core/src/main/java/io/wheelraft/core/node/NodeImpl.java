@@ -72,6 +72,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final java.util.Queue<ReadIndexClosure> readQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicBoolean readFlushScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     private final Effects effects = new Effects();
+    private final ProposalBuffer proposals;
 
     private RaftCore core;
     private NodeMetrics metrics;
@@ -107,6 +108,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
         this.random = new Random(options.randomSeed());
+        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, this::proposeBatch);
     }
 
     /**
@@ -272,47 +274,47 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             complete(task.done(), Status.notLeader(leader));
             return;
         }
-        if (!runtime.proposalQueue().offer(this::proposeBatch, task)) {
-            complete(task.done(), Status.error(RaftError.BUSY, "apply queue of %s/%s is full; retry later", groupId, self));
+        if (!proposals.offer(task)) {
+            complete(task.done(), Status.error(RaftError.BUSY, "apply queue of %s/%s is full (%d tasks); retry later",
+                    groupId, self, options.applyQueueCapacity()));
         }
     }
 
+    /** Runs on the lane: one batch of queued {@code apply} tasks becomes one proposal. */
     private void proposeBatch(List<Task> tasks) {
-        lane.execute(() -> {
-            if (halted) {
-                tasks.forEach(t -> complete(t.done(), Status.error(RaftError.SHUTTING_DOWN, "node %s/%s stopped", groupId, self)));
-                return;
+        if (halted) {
+            tasks.forEach(t -> complete(t.done(), Status.error(RaftError.SHUTTING_DOWN, "node %s/%s stopped", groupId, self)));
+            return;
+        }
+        if (!core.isLeader()) {
+            Status s = Status.notLeader(core.leader());
+            tasks.forEach(t -> complete(t.done(), s));
+            return;
+        }
+        if (core.transferring()) {
+            Status s = Status.error(RaftError.LEADER_TRANSFERRING, "leadership is being transferred; retry on the new leader");
+            tasks.forEach(t -> complete(t.done(), s));
+            return;
+        }
+        List<ByteString> data = new ArrayList<>(tasks.size());
+        List<Closure> dones = new ArrayList<>(tasks.size());
+        for (Task t : tasks) {
+            if (t.expectedTerm() != -1 && t.expectedTerm() != core.term()) {
+                complete(t.done(), Status.error(RaftError.TERM_MISMATCH, "task expects term %d but the leader is in term %d",
+                        t.expectedTerm(), core.term()));
+                continue;
             }
-            if (!core.isLeader()) {
-                Status s = Status.notLeader(core.leader());
-                tasks.forEach(t -> complete(t.done(), s));
-                return;
-            }
-            if (core.transferring()) {
-                Status s = Status.error(RaftError.LEADER_TRANSFERRING, "leadership is being transferred; retry on the new leader");
-                tasks.forEach(t -> complete(t.done(), s));
-                return;
-            }
-            List<ByteString> data = new ArrayList<>(tasks.size());
-            List<Closure> dones = new ArrayList<>(tasks.size());
-            for (Task t : tasks) {
-                if (t.expectedTerm() != -1 && t.expectedTerm() != core.term()) {
-                    complete(t.done(), Status.error(RaftError.TERM_MISMATCH, "task expects term %d but the leader is in term %d",
-                            t.expectedTerm(), core.term()));
-                    continue;
-                }
-                data.add(ByteString.copyFrom(t.data().duplicate()));
-                dones.add(t.done());
-            }
-            if (data.isEmpty()) {
-                return;
-            }
-            long first = core.propose(data, now());
-            metrics.proposed(first + data.size() - 1, nanos());
-            for (int i = 0; i < dones.size(); i++) {
-                closures.append(first + i, dones.get(i));
-            }
-        });
+            data.add(ByteString.copyFrom(t.data().duplicate()));
+            dones.add(t.done());
+        }
+        if (data.isEmpty()) {
+            return;
+        }
+        long first = core.propose(data, now());
+        metrics.proposed(first + data.size() - 1, nanos());
+        for (int i = 0; i < dones.size(); i++) {
+            closures.append(first + i, dones.get(i));
+        }
     }
 
     private static void complete(Closure done, Status status) {

@@ -25,7 +25,4 @@ public interface NodeRuntime {
 
     /** Runs each node's apply lane (the user's state machine). */
     Executor applyPool();
-
-    /** Hands client tasks to their node's lane in batches. */
-    ProposalQueue proposalQueue();
 }

@@ -1,17 +1,13 @@
 package io.wheelraft.core.sim;
 
-import io.wheelraft.core.Task;
 import io.wheelraft.core.node.NodeRuntime;
-import io.wheelraft.core.node.ProposalQueue;
 import io.wheelraft.timer.Clock;
 import io.wheelraft.timer.HashedWheelTimer;
 import io.wheelraft.timer.ManualClock;
 import io.wheelraft.timer.Timer;
 
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The {@link NodeRuntime} of a simulated cluster: a manual clock driving a hashed wheel (no
@@ -29,17 +25,6 @@ public final class SimRuntime implements NodeRuntime {
      * in flight long enough for a crash to lose it (as an unsynced write is lost by a real process).
      */
     private final Executor disk = task -> timer().newTimeout(t -> executor.execute(task), 1 + diskRandom().nextInt(5), TimeUnit.MILLISECONDS);
-    private final ProposalQueue proposals = new ProposalQueue() {
-        @Override
-        public boolean offer(Consumer<List<Task>> sink, Task task) {
-            executor.execute(() -> sink.accept(List.of(task)));
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    };
 
     public SimRuntime(long seed) {
         this.diskRandom = new java.util.Random(seed);
@@ -94,8 +79,4 @@ public final class SimRuntime implements NodeRuntime {
         return executor;
     }
 
-    @Override
-    public ProposalQueue proposalQueue() {
-        return proposals;
-    }
 }

@@ -50,7 +50,7 @@ class ManyGroupsBenchmark {
 
         HashedWheelTimer timer = new HashedWheelTimer();
         int cores = Runtime.getRuntime().availableProcessors();
-        DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, Math.max(2, cores), 2, Math.max(2, cores), 16384);
+        DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, Math.max(2, cores), 2, Math.max(2, cores));
         LocalNetwork network = new LocalNetwork(timer);
         List<PeerId> peers = List.of(new PeerId("a", 1), new PeerId("b", 2), new PeerId("c", 3));
         System.gc();

@@ -40,7 +40,7 @@ class LocalClusterTest {
     private static final int T = 300;
 
     private final HashedWheelTimer timer = new HashedWheelTimer();
-    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2, 1024);
+    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2);
     private final LocalNetwork network = new LocalNetwork(timer);
     private final List<NodeImpl> nodes = new ArrayList<>();
     private final List<Counter> counters = new ArrayList<>();

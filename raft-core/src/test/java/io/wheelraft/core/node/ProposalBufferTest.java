@@ -1,0 +1,142 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.Task;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ProposalBufferTest {
+
+    /** A lane the test runs by hand, so batching is observable. */
+    private final Queue<Runnable> lane = new ArrayDeque<>();
+    private final List<List<Task>> batches = new ArrayList<>();
+
+    private static Task task(int n) {
+        return new Task(ByteBuffer.allocate(4).putInt(0, n), null);
+    }
+
+    private void runLane() {
+        Runnable r;
+        while ((r = lane.poll()) != null) {
+            r.run();
+        }
+    }
+
+    @Test
+    void tasksOfferedBeforeTheLaneRunsArriveAsOneBatchInOrder() {
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, batches::add);
+        List<Task> offered = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Task t = task(i);
+            offered.add(t);
+            assertTrue(buffer.offer(t));
+        }
+        assertEquals(1, lane.size(), "one drain posted for the whole burst");
+        runLane();
+        assertEquals(List.of(offered), batches);
+        assertEquals(0, buffer.size());
+    }
+
+    @Test
+    void refusesPastCapacityAndAcceptsAgainOnceDrained() {
+        ProposalBuffer buffer = new ProposalBuffer(3, lane::add, batches::add);
+        assertTrue(buffer.offer(task(1)));
+        assertTrue(buffer.offer(task(2)));
+        assertTrue(buffer.offer(task(3)));
+        assertFalse(buffer.offer(task(4)), "full");
+        assertEquals(3, buffer.size());
+        runLane();
+        assertEquals(1, batches.size());
+        assertEquals(3, batches.get(0).size());
+        assertTrue(buffer.offer(task(5)));
+        runLane();
+        assertEquals(2, batches.size());
+    }
+
+    @Test
+    void aBurstLargerThanOneBatchIsSplitWithoutLosingAny() {
+        int n = ProposalBuffer.MAX_BATCH * 2 + 7;
+        ProposalBuffer buffer = new ProposalBuffer(n, lane::add, batches::add);
+        for (int i = 0; i < n; i++) {
+            assertTrue(buffer.offer(task(i)));
+        }
+        runLane();
+        assertEquals(3, batches.size());
+        assertEquals(ProposalBuffer.MAX_BATCH, batches.get(0).size());
+        int seen = 0;
+        for (List<Task> b : batches) {
+            for (Task t : b) {
+                assertEquals(seen++, t.data().getInt(0));
+            }
+        }
+        assertEquals(n, seen);
+    }
+
+    @Test
+    void concurrentOffersAreAllDeliveredExactlyOnce() throws Exception {
+        ExecutorService laneThread = Executors.newSingleThreadExecutor();
+        List<Task> delivered = new ArrayList<>(); // touched only on the lane thread
+        ProposalBuffer buffer = new ProposalBuffer(1 << 20, laneThread, delivered::addAll);
+        int threads = 4;
+        int perThread = 20_000;
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < threads; p++) {
+            int base = p * perThread;
+            Thread t = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    assertTrue(buffer.offer(task(base + i)));
+                }
+            });
+            producers.add(t);
+            t.start();
+        }
+        start.countDown();
+        for (Thread t : producers) {
+            t.join();
+        }
+        // Every drain still needed is on the lane by now (a drain re-posts itself when it leaves
+        // tasks behind), so a marker task queued after the buffer empties runs after the last one.
+        for (int round = 0; buffer.size() > 0 && round < 10_000; round++) {
+            CountDownLatch turn = new CountDownLatch(1);
+            laneThread.execute(turn::countDown);
+            assertTrue(turn.await(30, TimeUnit.SECONDS));
+        }
+        CountDownLatch last = new CountDownLatch(1);
+        laneThread.execute(last::countDown);
+        assertTrue(last.await(30, TimeUnit.SECONDS));
+        laneThread.shutdown();
+        boolean[] seen = new boolean[threads * perThread];
+        for (Task t : delivered) {
+            int n = t.data().getInt(0);
+            assertFalse(seen[n], "delivered twice: " + n);
+            seen[n] = true;
+        }
+        assertEquals(threads * perThread, delivered.size());
+        assertEquals(0, buffer.size());
+    }
+
+    @Test
+    void capacityMustBePositive() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ProposalBuffer(0, lane::add, batches::add));
+        assertTrue(e.getMessage().contains("capacity"));
+    }
+}
