@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
+ *     [--duration 30] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -43,7 +43,7 @@ public final class BenchRunner {
     private int warmupSecs = 10;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
-    private List<String> systems = List.of("wheelraft", "jraft", "ratis");
+    private List<String> systems = List.of("wheelraft", "wheelraft-unary", "jraft", "ratis");
     private int electionTimeoutMs = 1000;
     private Path counterJar = Path.of("raft-example/target/wheelraft-counter.jar");
     private Path docs = Path.of("docs");
@@ -91,7 +91,7 @@ public final class BenchRunner {
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'");
             }
         }
-        if (systems.contains("wheelraft") && !Files.isRegularFile(counterJar)) {
+        if (systems.stream().anyMatch(s -> s.startsWith("wheelraft")) && !Files.isRegularFile(counterJar)) {
             throw new IllegalArgumentException("--counter-jar " + counterJar.toAbsolutePath() + " does not exist; build with "
                     + "mvn -B -q -Pcluster-bench -pl raft-bench -am package -DskipTests");
         }
@@ -131,7 +131,7 @@ public final class BenchRunner {
 
     private List<BenchResult> measure(BenchSystem system, Path runDir) throws Exception {
         List<List<String>> extra = new ArrayList<>();
-        if (jfr && system.key().equals("wheelraft")) {
+        if (jfr && system.key().startsWith("wheelraft")) {
             for (int i = 0; i < 3; i++) {
                 extra.add(List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + runDir.resolve("node" + i + ".jfr")));
             }

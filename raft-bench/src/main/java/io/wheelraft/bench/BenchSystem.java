@@ -14,13 +14,25 @@ import java.util.function.Function;
  */
 record BenchSystem(String key, String label, ServerCluster.NodeCommand command, Function<List<String>, CounterClient> clients) {
 
-    /** WheelRaft: raft-example's counter server from its runnable jar (RocksDB log, gRPC). */
+    /**
+     * WheelRaft: raft-example's counter server from its runnable jar (RocksDB log, gRPC), driven
+     * over {@code IncrStream} (one stream carries every in-flight increment).
+     */
     static BenchSystem wheelRaft(Path counterJar, int electionTimeoutMs) {
-        return new BenchSystem("wheelraft", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC)",
-                (i, data, endpoints) -> List.of("-jar", counterJar.toString(), "server", "--data", data.toString(),
-                        "--self", endpoints.get(i), "--peers", String.join(",", endpoints),
-                        "--election-timeout-ms", Integer.toString(electionTimeoutMs)),
-                WheelRaftCounterClient::new);
+        return new BenchSystem("wheelraft", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC stream)",
+                counterServer(counterJar, electionTimeoutMs), WheelRaftStreamCounterClient::new);
+    }
+
+    /** The same servers driven with one unary {@code Incr} call per increment. */
+    static BenchSystem wheelRaftUnary(Path counterJar, int electionTimeoutMs) {
+        return new BenchSystem("wheelraft-unary", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC unary)",
+                counterServer(counterJar, electionTimeoutMs), WheelRaftCounterClient::new);
+    }
+
+    private static ServerCluster.NodeCommand counterServer(Path counterJar, int electionTimeoutMs) {
+        return (i, data, endpoints) -> List.of("-jar", counterJar.toString(), "server", "--data", data.toString(),
+                "--self", endpoints.get(i), "--peers", String.join(",", endpoints),
+                "--election-timeout-ms", Integer.toString(electionTimeoutMs));
     }
 
     /** SOFAJRaft 1.3.15: {@link JraftCounterServer} on this module's class path (RocksDB log, Bolt). */
@@ -42,9 +54,10 @@ record BenchSystem(String key, String label, ServerCluster.NodeCommand command, 
     static BenchSystem byKey(String key, Path counterJar, int electionTimeoutMs) {
         return switch (key.toLowerCase(Locale.ROOT)) {
             case "wheelraft" -> wheelRaft(counterJar, electionTimeoutMs);
+            case "wheelraft-unary" -> wheelRaftUnary(counterJar, electionTimeoutMs);
             case "jraft", "sofajraft" -> jraft(electionTimeoutMs);
             case "ratis" -> ratis(electionTimeoutMs);
-            default -> throw new IllegalArgumentException("unknown system '" + key + "' (expected wheelraft, jraft or ratis)");
+            default -> throw new IllegalArgumentException("unknown system '" + key + "' (expected wheelraft, wheelraft-unary, jraft or ratis)");
         };
     }
 }

@@ -151,7 +151,7 @@ public final class CounterServer implements AutoCloseable {
         try {
             // A restarted peer should hear from us within a fraction of a second, not after a 1 s backoff.
             RpcOptions rpc = RpcOptions.builder().reconnectBackoff(20, 200).build();
-            return GrpcRaftTransport.builder().listen(self.host(), self.port()).options(rpc).addService(service).start();
+            return GrpcRaftTransport.builder().listen(self.host(), self.port()).options(rpc).addNonBlockingService(service).start();
         } catch (RuntimeException e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof BindException) {

@@ -14,11 +14,14 @@ import io.wheelraft.rpc.proto.counter.CounterOutcome;
 import io.wheelraft.rpc.proto.counter.CounterResponse;
 import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
 import io.wheelraft.rpc.proto.counter.GetRequest;
+import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrReply;
 import io.wheelraft.rpc.proto.counter.IncrRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The counter's gRPC service: {@code Incr} replicates a command through {@link Node#apply} and
@@ -29,7 +32,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * FAILED (certainly not applied: the message starts with the {@link RaftError} name, so a client
  * can tell a retryable BUSY from a final error), UNKNOWN (appended, may or may not commit).
  *
- * <p>Threading: runs on the transport's worker threads and answers from node threads; holds no lock.
+ * <p>Threading: never blocks, so the transport may run it on its I/O threads
+ * ({@code addNonBlockingService}); answers come from node threads. {@code IncrStream} serializes
+ * the answers of one stream; nothing else holds a lock.
  */
 public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceImplBase {
 
@@ -77,29 +82,105 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
 
     @Override
     public void incr(IncrRequest request, StreamObserver<CounterResponse> out) {
+        incr(request, response -> reply(out, response));
+    }
+
+    @Override
+    public StreamObserver<IncrCall> incrStream(StreamObserver<IncrReply> out) {
+        return new IncrStreamHandler(out);
+    }
+
+    /** Replicates one increment; {@code answer} gets exactly one response, from whichever thread decides it. */
+    private void incr(IncrRequest request, Consumer<CounterResponse> answer) {
         Node n = node.get();
         if (n == null) {
-            reply(out, notLeader(null));
+            answer.accept(notLeader(null));
             return;
         }
         if (!GROUP_ID.equals(request.getGroupId()) && !request.getGroupId().isEmpty()) {
-            reply(out, failed(RaftError.NOT_FOUND, "no counter group '" + request.getGroupId() + "' here"));
+            answer.accept(failed(RaftError.NOT_FOUND, "no counter group '" + request.getGroupId() + "' here"));
             return;
         }
         java.nio.ByteBuffer data;
         try {
             data = CounterStateMachine.encode(request.getClientId(), request.getSequence(), request.getDelta());
         } catch (IllegalArgumentException e) {
-            reply(out, failed(RaftError.INVALID_ARGUMENT, e.getMessage()));
+            answer.accept(failed(RaftError.INVALID_ARGUMENT, e.getMessage()));
             return;
         }
         long start = System.nanoTime();
         n.apply(new Task(data, new IncrClosure() {
             @Override
             public void run(Status status) {
-                reply(out, incrAnswer(n, this, status, start));
+                answer.accept(incrAnswer(n, this, status, start));
             }
         }));
+    }
+
+    /**
+     * One client's IncrStream: each call is served as {@code Incr} would serve it and answered
+     * with its call id. Answers come from several threads (the node's apply lane, the caller's
+     * thread for refusals), so writes to the stream are serialized here. Calls still in flight
+     * when the client goes away are applied or not as usual; their answers are dropped, and the
+     * client retries them with the same sequence (exactly-once).
+     */
+    private final class IncrStreamHandler implements StreamObserver<IncrCall> {
+        private final StreamObserver<IncrReply> out;
+        /** Guarded by this: calls not yet answered; the client half-closed; the stream is over. */
+        private int unanswered;
+        private boolean halfClosed;
+        private boolean closed;
+
+        IncrStreamHandler(StreamObserver<IncrReply> out) {
+            this.out = out;
+        }
+
+        @Override
+        public void onNext(IncrCall call) {
+            synchronized (this) {
+                unanswered++;
+            }
+            long id = call.getCallId();
+            incr(call.getRequest(), response -> send(IncrReply.newBuilder().setCallId(id).setResponse(response).build()));
+        }
+
+        private synchronized void send(IncrReply reply) {
+            unanswered--;
+            if (closed) {
+                return;
+            }
+            try {
+                out.onNext(reply);
+            } catch (RuntimeException e) {
+                closed = true;
+                LOG.debug("counter stream answer could not be sent: {}", e.toString());
+                return;
+            }
+            finishIfDone();
+        }
+
+        @Override
+        public synchronized void onError(Throwable t) {
+            closed = true; // the client is gone: nothing more can be sent
+        }
+
+        /** The client sends no more calls: the stream ends once the ones in flight are answered. */
+        @Override
+        public synchronized void onCompleted() {
+            halfClosed = true;
+            finishIfDone();
+        }
+
+        private void finishIfDone() {
+            if (halfClosed && unanswered == 0 && !closed) {
+                closed = true;
+                try {
+                    out.onCompleted();
+                } catch (RuntimeException e) {
+                    LOG.debug("counter stream could not be closed: {}", e.toString());
+                }
+            }
+        }
     }
 
     private CounterResponse incrAnswer(Node n, IncrClosure done, Status status, long startNanos) {

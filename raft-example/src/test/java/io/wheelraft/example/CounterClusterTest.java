@@ -3,6 +3,13 @@ package io.wheelraft.example;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.rpc.proto.counter.CounterOutcome;
+import io.wheelraft.rpc.proto.counter.CounterResponse;
+import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
+import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrReply;
+import io.wheelraft.rpc.proto.counter.IncrRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,6 +23,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,6 +86,74 @@ class CounterClusterTest {
         CounterClient.Outcome retry = retryOfFirst.incr(7);
         assertEquals("ok 7", retry.line());
         assertEquals("ok 7", new CounterClient(channels, 10_000, 1_000).get().line());
+    }
+
+    @Test
+    void incrStreamAnswersEveryCallByItsIdAndEndsAfterTheLast() throws Exception {
+        CounterServer leader = awaitLeader();
+        CounterServer follower = servers.stream().filter(s -> s != leader).findFirst().orElseThrow();
+        StreamRecorder toLeader = new StreamRecorder();
+        var calls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(leader)).endpoint())).incrStream(toLeader);
+        int n = 50;
+        for (int i = 1; i <= n; i++) {
+            // Distinct sessions, all in flight at once; call ids deliberately not in send order.
+            calls.onNext(IncrCall.newBuilder().setCallId(1000 + n - i).setRequest(IncrRequest.newBuilder()
+                    .setClientId("stream-" + i).setSequence(1).setDelta(2)).build());
+        }
+        // A retry of session 1's command on the same stream is answered, not applied again.
+        calls.onNext(IncrCall.newBuilder().setCallId(7).setRequest(IncrRequest.newBuilder()
+                .setClientId("stream-1").setSequence(1).setDelta(2)).build());
+        calls.onCompleted();
+        assertTrue(toLeader.done.await(20, TimeUnit.SECONDS), "the stream ends once every call is answered");
+        assertEquals(null, toLeader.error);
+        assertEquals(n + 1, toLeader.replies.size());
+        java.util.Set<Long> values = new java.util.TreeSet<>();
+        java.util.Map<Long, Long> byCall = new java.util.HashMap<>();
+        for (IncrReply r : toLeader.replies) {
+            assertEquals(CounterOutcome.COUNTER_OUTCOME_OK, r.getResponse().getOutcome(), r.toString());
+            assertEquals(null, byCall.put(r.getCallId(), r.getResponse().getValue()), "one answer per call id");
+        }
+        for (int i = 1; i <= n; i++) {
+            values.add(byCall.get(1000L + n - i));
+        }
+        assertEquals(n, values.size(), "every increment applied once, each seeing its own value");
+        assertEquals(2L * n, (long) java.util.Collections.max(values));
+        assertEquals(byCall.get(1000L + n - 1), byCall.get(7L), "the retry gets the first answer");
+
+        StreamRecorder toFollower = new StreamRecorder();
+        var followerCalls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(follower)).endpoint())).incrStream(toFollower);
+        followerCalls.onNext(IncrCall.newBuilder().setCallId(1).setRequest(IncrRequest.newBuilder()
+                .setClientId("stream-x").setSequence(1).setDelta(1)).build());
+        followerCalls.onCompleted();
+        assertTrue(toFollower.done.await(20, TimeUnit.SECONDS));
+        assertEquals(1, toFollower.replies.size());
+        CounterResponse refused = toFollower.replies.get(0).getResponse();
+        assertEquals(CounterOutcome.COUNTER_OUTCOME_NOT_LEADER, refused.getOutcome());
+        assertEquals(peers.get(servers.indexOf(leader)).endpoint(), refused.getLeaderHint());
+        assertEquals("ok " + (2L * n), new CounterClient(channels, 10_000, 1_000).get().line());
+    }
+
+    /** Collects the answers of one IncrStream. */
+    private static final class StreamRecorder implements StreamObserver<IncrReply> {
+        final List<IncrReply> replies = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile Throwable error;
+
+        @Override
+        public void onNext(IncrReply value) {
+            replies.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = t;
+            done.countDown();
+        }
+
+        @Override
+        public void onCompleted() {
+            done.countDown();
+        }
     }
 
     @Test

@@ -42,7 +42,7 @@ final class GrpcRaftServer implements AutoCloseable {
     private final String host;
 
     GrpcRaftServer(String host, int port, RpcOptions options, RaftServiceImpl raftService,
-                   InboundConnectionTracker connections, List<BindableService> services) {
+                   InboundConnectionTracker connections, List<BindableService> services, java.util.Set<String> inlineServices) {
         this.host = host;
         ServerCredentials credentials = options.tls() == null ? InsecureServerCredentials.create() : options.tls().serverCredentials();
         this.workers = Executors.newFixedThreadPool(options.serverWorkerThreads(), daemonThreads("wheelraft-rpc-worker"));
@@ -53,9 +53,10 @@ final class GrpcRaftServer implements AutoCloseable {
                 .callExecutor(new ServerCallExecutorSupplier() {
                     @Override
                     public <Q, R> Executor getExecutor(ServerCall<Q, R> call, Metadata metadata) {
-                        // Raft traffic stays on the I/O thread (ordered, no hop per message);
-                        // application services may take longer and move to the workers.
-                        return RAFT_SERVICE.equals(call.getMethodDescriptor().getServiceName()) ? null : workers;
+                        // Raft traffic and non-blocking services stay on the I/O thread (ordered, no
+                        // hop per message); other application services may block and move to the workers.
+                        String service = call.getMethodDescriptor().getServiceName();
+                        return RAFT_SERVICE.equals(service) || inlineServices.contains(service) ? null : workers;
                     }
                 })
                 .maxInboundMessageSize(options.maxMessageBytes())

@@ -74,7 +74,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
-        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services);
+        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, java.util.Set.copyOf(b.inlineServices));
     }
 
     public static Builder builder() {
@@ -249,6 +249,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         private RpcOptions options = RpcOptions.defaults();
         private NodeRegistry nodes = new NodeRegistry();
         private final List<BindableService> services = new ArrayList<>();
+        private final java.util.Set<String> inlineServices = new java.util.HashSet<>();
 
         private Builder() {
         }
@@ -277,9 +278,21 @@ public final class GrpcRaftTransport implements RaftTransport {
             return this;
         }
 
-        /** An application service (e.g. the counter) served on the same port; it runs on worker threads. */
+        /** An application service served on the same port; its calls run on worker threads. */
         public Builder addService(BindableService service) {
             services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        /**
+         * An application service whose handlers never block (they only hand work to a node and
+         * answer from its callbacks): its calls run on the connection's I/O thread, like Raft
+         * traffic, saving a thread hop per call. A handler that blocks there stalls every call on
+         * that connection, so anything that may block belongs in {@link #addService}.
+         */
+        public Builder addNonBlockingService(BindableService service) {
+            addService(service);
+            inlineServices.add(service.bindService().getServiceDescriptor().getName());
             return this;
         }
 

@@ -149,7 +149,7 @@ final class GrpcTestCluster implements AutoCloseable {
     }
 
     private final HashedWheelTimer timer = new HashedWheelTimer();
-    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2, 1024);
+    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2);
     private final int electionTimeoutMs;
     private final List<Member> members = new ArrayList<>();
     private final List<PeerId> peers = new ArrayList<>();

@@ -1,0 +1,210 @@
+package io.wheelraft.bench;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.wheelraft.rpc.proto.counter.CounterOutcome;
+import io.wheelraft.rpc.proto.counter.CounterResponse;
+import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
+import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrReply;
+import io.wheelraft.rpc.proto.counter.IncrRequest;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Drives WheelRaft's counter over {@code CounterService.IncrStream}: every slot is still its own
+ * exactly-once client session with one increment in flight, but all slots share one long-lived
+ * stream to the believed leader, the way a gRPC client with many requests in flight would talk
+ * to it (SOFAJRaft's Bolt client likewise multiplexes its requests over one connection). A
+ * NOT_LEADER answer moves the guess to the hinted node; a broken stream fails its calls and the
+ * next call opens a new one. Each call has a 5 s deadline.
+ *
+ * <p>Thread-safe under {@link CounterClient}'s one-request-per-slot rule; sends on a stream are
+ * serialized by its lock (gRPC streams are not thread-safe).
+ */
+final class WheelRaftStreamCounterClient implements CounterClient {
+
+    private static final long DEADLINE_MS = 5_000;
+
+    private final List<String> endpoints;
+    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final String sessionPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
+    private final long[] sequences = new long[MAX_SLOTS];
+    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "wheelraft-stream-deadlines");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile String leader;
+    private int rotation;
+    private Stream stream; // guarded by this
+
+    WheelRaftStreamCounterClient(List<String> endpoints) {
+        this.endpoints = List.copyOf(endpoints);
+        this.leader = endpoints.get(0);
+    }
+
+    @Override
+    public void awaitLeader(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no attempt";
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                increment(0).get(DEADLINE_MS + 1000, TimeUnit.MILLISECONDS);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                last = String.valueOf(e.getCause() == null ? e : e.getCause());
+                Thread.sleep(50); // an election is running; poll again shortly
+            }
+        }
+        throw new IllegalStateException("WheelRaft: no leader acknowledged an increment within " + timeout + "; last: " + last);
+    }
+
+    @Override
+    public CompletableFuture<Long> increment(int slot) {
+        IncrRequest request = IncrRequest.newBuilder().setGroupId("counter").setClientId(sessionPrefix + slot)
+                .setSequence(++sequences[slot]).setDelta(1).build();
+        CompletableFuture<Long> result = new CompletableFuture<>();
+        streamTo(leader).send(request, result);
+        return result;
+    }
+
+    private synchronized Stream streamTo(String target) {
+        if (stream == null || stream.broken || !stream.target.equals(target)) {
+            if (stream != null) {
+                stream.finish();
+            }
+            stream = new Stream(target);
+        }
+        return stream;
+    }
+
+    private synchronized void moveLeader(String failed, String hint) {
+        if (!failed.equals(leader)) {
+            return; // someone already moved it
+        }
+        leader = !hint.isEmpty() ? hint : endpoints.get(Math.floorMod(++rotation, endpoints.size()));
+    }
+
+    private ManagedChannel channel(String endpoint) {
+        // directExecutor: answers are handled on the channel's I/O thread; the callback only records and sends the next request.
+        return channels.computeIfAbsent(endpoint, e -> ManagedChannelBuilder.forTarget(e).usePlaintext().directExecutor().build());
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (stream != null) {
+                stream.finish();
+            }
+        }
+        deadlines.shutdownNow();
+        channels.values().forEach(ManagedChannel::shutdownNow);
+    }
+
+    /** One IncrStream to one server and the calls waiting on it. */
+    private final class Stream implements ClientResponseObserver<IncrCall, IncrReply> {
+        final String target;
+        final Map<Long, CompletableFuture<Long>> pending = new ConcurrentHashMap<>();
+        final io.grpc.stub.StreamObserver<IncrCall> requests;
+        long nextCallId = 1; // guarded by this
+        volatile boolean broken;
+
+        Stream(String target) {
+            this.target = target;
+            this.requests = CounterServiceGrpc.newStub(channel(target)).incrStream(this);
+        }
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<IncrCall> call) {
+            // no flow-control hooks: the load bounds what is in flight
+        }
+
+        void send(IncrRequest request, CompletableFuture<Long> result) {
+            long id;
+            synchronized (this) {
+                id = nextCallId++;
+                pending.put(id, result);
+                try {
+                    requests.onNext(IncrCall.newBuilder().setCallId(id).setRequest(request).build());
+                } catch (RuntimeException e) {
+                    pending.remove(id);
+                    result.completeExceptionally(e);
+                    broken = true;
+                    return;
+                }
+            }
+            if (broken && pending.remove(id) != null) {
+                result.completeExceptionally(new IllegalStateException(target + ": stream broke"));
+                return;
+            }
+            var timeout = deadlines.schedule(() -> {
+                if (pending.remove(id, result)) {
+                    result.completeExceptionally(new TimeoutException(target + ": no answer within " + DEADLINE_MS + " ms"));
+                }
+            }, DEADLINE_MS, TimeUnit.MILLISECONDS);
+            result.whenComplete((v, e) -> timeout.cancel(false));
+        }
+
+        @Override
+        public void onNext(IncrReply reply) {
+            CompletableFuture<Long> result = pending.remove(reply.getCallId());
+            if (result == null) {
+                return; // timed out already
+            }
+            CounterResponse r = reply.getResponse();
+            if (r.getOutcome() == CounterOutcome.COUNTER_OUTCOME_OK) {
+                result.complete(r.getValue());
+                return;
+            }
+            if (r.getOutcome() == CounterOutcome.COUNTER_OUTCOME_NOT_LEADER) {
+                moveLeader(target, r.getLeaderHint());
+            }
+            result.completeExceptionally(new IllegalStateException(target + ": " + r.getOutcome() + " " + r.getMessage()));
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            broken = true;
+            moveLeader(target, "");
+            failAll(t);
+        }
+
+        @Override
+        public void onCompleted() {
+            broken = true;
+            failAll(new IllegalStateException(target + ": stream ended by the server"));
+        }
+
+        private void failAll(Throwable t) {
+            for (Long id : new ArrayList<>(pending.keySet())) {
+                CompletableFuture<Long> f = pending.remove(id);
+                if (f != null) {
+                    f.completeExceptionally(t);
+                }
+            }
+        }
+
+        synchronized void finish() {
+            broken = true;
+            try {
+                requests.onCompleted();
+            } catch (RuntimeException e) {
+                // already broken
+            }
+        }
+    }
+}
