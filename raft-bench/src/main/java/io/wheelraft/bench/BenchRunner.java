@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
  *     [--duration 30] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
- *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr]
+ *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
  * </pre>
  *
@@ -45,6 +45,8 @@ public final class BenchRunner {
     private List<Integer> inFlight = List.of(1, 16, 128);
     private List<String> systems = List.of("wheelraft", "wheelraft-unary", "jraft", "ratis");
     private int electionTimeoutMs = 1000;
+    /** JFR settings for --jfr: a JDK preset name or a .jfc file (e.g. with a 1 ms sampling period). */
+    private String jfrSettings = "profile";
     private Path counterJar = Path.of("raft-example/target/wheelraft-counter.jar");
     private Path docs = Path.of("docs");
     private Path workDir;
@@ -88,6 +90,7 @@ public final class BenchRunner {
                 case "--no-docs" -> docs = null;
                 case "--work-dir" -> workDir = Path.of(value(args, ++i, a));
                 case "--jfr" -> jfr = true;
+                case "--jfr-settings" -> jfrSettings = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'");
             }
         }
@@ -133,7 +136,7 @@ public final class BenchRunner {
         List<List<String>> extra = new ArrayList<>();
         if (jfr && system.key().startsWith("wheelraft")) {
             for (int i = 0; i < 3; i++) {
-                extra.add(List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + runDir.resolve("node" + i + ".jfr")));
+                extra.add(List.of("-XX:StartFlightRecording=settings=" + jfrSettings + ",dumponexit=true,filename=" + runDir.resolve("node" + i + ".jfr")));
             }
         }
         Files.createDirectories(runDir);

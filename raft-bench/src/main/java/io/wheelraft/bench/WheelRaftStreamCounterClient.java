@@ -8,6 +8,8 @@ import io.wheelraft.rpc.proto.counter.CounterOutcome;
 import io.wheelraft.rpc.proto.counter.CounterResponse;
 import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
 import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrCalls;
+import io.wheelraft.rpc.proto.counter.IncrReplies;
 import io.wheelraft.rpc.proto.counter.IncrReply;
 import io.wheelraft.rpc.proto.counter.IncrRequest;
 
@@ -30,7 +32,9 @@ import java.util.concurrent.TimeoutException;
  * stream to the believed leader, the way a gRPC client with many requests in flight would talk
  * to it (SOFAJRaft's Bolt client likewise multiplexes its requests over one connection). A
  * NOT_LEADER answer moves the guess to the hinted node; a broken stream fails its calls and the
- * next call opens a new one. Each call has a 5 s deadline.
+ * next call opens a new one. Each call has a 5 s deadline. Calls sent while a batch of answers
+ * is being handled (the closed loop sends the next increment from the answer's callback) leave
+ * together in one stream message when the batch is done.
  *
  * <p>Thread-safe under {@link CounterClient}'s one-request-per-slot rule; sends on a stream are
  * serialized by its lock (gRPC streams are not thread-safe).
@@ -116,11 +120,14 @@ final class WheelRaftStreamCounterClient implements CounterClient {
     }
 
     /** One IncrStream to one server and the calls waiting on it. */
-    private final class Stream implements ClientResponseObserver<IncrCall, IncrReply> {
+    private final class Stream implements ClientResponseObserver<IncrCalls, IncrReplies> {
         final String target;
         final Map<Long, CompletableFuture<Long>> pending = new ConcurrentHashMap<>();
-        final io.grpc.stub.StreamObserver<IncrCall> requests;
+        final io.grpc.stub.StreamObserver<IncrCalls> requests;
+        /** Set while this stream's answers are handled on the current thread: sends wait for the batch. */
+        final ThreadLocal<Boolean> handlingAnswers = new ThreadLocal<>();
         long nextCallId = 1; // guarded by this
+        IncrCalls.Builder unsent = IncrCalls.newBuilder(); // guarded by this
         volatile boolean broken;
 
         Stream(String target) {
@@ -129,7 +136,7 @@ final class WheelRaftStreamCounterClient implements CounterClient {
         }
 
         @Override
-        public void beforeStart(ClientCallStreamObserver<IncrCall> call) {
+        public void beforeStart(ClientCallStreamObserver<IncrCalls> call) {
             // no flow-control hooks: the load bounds what is in flight
         }
 
@@ -138,14 +145,10 @@ final class WheelRaftStreamCounterClient implements CounterClient {
             synchronized (this) {
                 id = nextCallId++;
                 pending.put(id, result);
-                try {
-                    requests.onNext(IncrCall.newBuilder().setCallId(id).setRequest(request).build());
-                } catch (RuntimeException e) {
-                    pending.remove(id);
-                    result.completeExceptionally(e);
-                    broken = true;
-                    return;
-                }
+                unsent.addCalls(IncrCall.newBuilder().setCallId(id).setRequest(request));
+            }
+            if (handlingAnswers.get() == null) {
+                flushCalls();
             }
             if (broken && pending.remove(id) != null) {
                 result.completeExceptionally(new IllegalStateException(target + ": stream broke"));
@@ -159,8 +162,40 @@ final class WheelRaftStreamCounterClient implements CounterClient {
             result.whenComplete((v, e) -> timeout.cancel(false));
         }
 
+        /** Sends the calls queued so far in one message. */
+        synchronized void flushCalls() {
+            if (unsent.getCallsCount() == 0) {
+                return;
+            }
+            IncrCalls calls = unsent.build();
+            unsent = IncrCalls.newBuilder();
+            try {
+                requests.onNext(calls);
+            } catch (RuntimeException e) {
+                broken = true;
+                for (IncrCall c : calls.getCallsList()) {
+                    CompletableFuture<Long> f = pending.remove(c.getCallId());
+                    if (f != null) {
+                        f.completeExceptionally(e);
+                    }
+                }
+            }
+        }
+
         @Override
-        public void onNext(IncrReply reply) {
+        public void onNext(IncrReplies replies) {
+            handlingAnswers.set(Boolean.TRUE);
+            try {
+                for (IncrReply reply : replies.getRepliesList()) {
+                    answer(reply);
+                }
+            } finally {
+                handlingAnswers.remove();
+                flushCalls();
+            }
+        }
+
+        private void answer(IncrReply reply) {
             CompletableFuture<Long> result = pending.remove(reply.getCallId());
             if (result == null) {
                 return; // timed out already

@@ -15,6 +15,8 @@ import io.wheelraft.rpc.proto.counter.CounterResponse;
 import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
 import io.wheelraft.rpc.proto.counter.GetRequest;
 import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrCalls;
+import io.wheelraft.rpc.proto.counter.IncrReplies;
 import io.wheelraft.rpc.proto.counter.IncrReply;
 import io.wheelraft.rpc.proto.counter.IncrRequest;
 import org.slf4j.Logger;
@@ -86,7 +88,7 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
     }
 
     @Override
-    public StreamObserver<IncrCall> incrStream(StreamObserver<IncrReply> out) {
+    public StreamObserver<IncrCalls> incrStream(StreamObserver<IncrReplies> out) {
         return new IncrStreamHandler(out);
     }
 
@@ -120,40 +122,63 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
     /**
      * One client's IncrStream: each call is served as {@code Incr} would serve it and answered
      * with its call id. Answers come from several threads (the node's apply lane, the caller's
-     * thread for refusals), so writes to the stream are serialized here. Calls still in flight
-     * when the client goes away are applied or not as usual; their answers are dropped, and the
-     * client retries them with the same sequence (exactly-once).
+     * thread for refusals), so they are serialized here; the answers of one apply batch leave in
+     * one message ({@link AnswerBatch}). Calls still in flight when the client goes away are
+     * applied or not as usual; their answers are dropped, and the client retries them with the
+     * same sequence (exactly-once). Once the client half-closes, the stream ends after the last
+     * answer.
      */
-    private final class IncrStreamHandler implements StreamObserver<IncrCall> {
-        private final StreamObserver<IncrReply> out;
-        /** Guarded by this: calls not yet answered; the client half-closed; the stream is over. */
+    private final class IncrStreamHandler implements StreamObserver<IncrCalls>, AnswerBatch.Sender {
+        private final StreamObserver<IncrReplies> out;
+        /** Guarded by this. */
+        private IncrReplies.Builder ready = IncrReplies.newBuilder();
         private int unanswered;
         private boolean halfClosed;
         private boolean closed;
 
-        IncrStreamHandler(StreamObserver<IncrReply> out) {
+        IncrStreamHandler(StreamObserver<IncrReplies> out) {
             this.out = out;
         }
 
         @Override
-        public void onNext(IncrCall call) {
+        public void onNext(IncrCalls calls) {
             synchronized (this) {
-                unanswered++;
+                unanswered += calls.getCallsCount();
             }
-            long id = call.getCallId();
-            incr(call.getRequest(), response -> send(IncrReply.newBuilder().setCallId(id).setResponse(response).build()));
+            // Calls refused at once (not the leader, bad input) are answered together.
+            AnswerBatch.collect(() -> {
+                for (IncrCall call : calls.getCallsList()) {
+                    long id = call.getCallId();
+                    incr(call.getRequest(), response -> answer(IncrReply.newBuilder().setCallId(id).setResponse(response).build()));
+                }
+            });
         }
 
-        private synchronized void send(IncrReply reply) {
-            unanswered--;
-            if (closed) {
+        private void answer(IncrReply reply) {
+            synchronized (this) {
+                unanswered--;
+                if (closed) {
+                    return;
+                }
+                ready.addReplies(reply);
+            }
+            if (!AnswerBatch.defer(this)) {
+                flush();
+            }
+        }
+
+        @Override
+        public synchronized void flush() {
+            if (closed || ready.getRepliesCount() == 0) {
                 return;
             }
+            IncrReplies replies = ready.build();
+            ready = IncrReplies.newBuilder();
             try {
-                out.onNext(reply);
+                out.onNext(replies);
             } catch (RuntimeException e) {
                 closed = true;
-                LOG.debug("counter stream answer could not be sent: {}", e.toString());
+                LOG.debug("counter stream answers could not be sent: {}", e.toString());
                 return;
             }
             finishIfDone();
@@ -172,7 +197,7 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
         }
 
         private void finishIfDone() {
-            if (halfClosed && unanswered == 0 && !closed) {
+            if (halfClosed && unanswered == 0 && ready.getRepliesCount() == 0 && !closed) {
                 closed = true;
                 try {
                     out.onCompleted();

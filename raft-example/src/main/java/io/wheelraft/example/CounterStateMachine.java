@@ -86,6 +86,11 @@ public final class CounterStateMachine extends StateMachineAdapter {
 
     @Override
     public void onApply(Iterator it) {
+        // The answers of this batch leave together (one stream message per client stream).
+        AnswerBatch.collect(() -> applyAll(it));
+    }
+
+    private void applyAll(Iterator it) {
         while (it.hasNext()) {
             ByteBuffer data = it.next();
             CounterCommand command;

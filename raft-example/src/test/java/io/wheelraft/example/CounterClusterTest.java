@@ -8,6 +8,8 @@ import io.wheelraft.rpc.proto.counter.CounterOutcome;
 import io.wheelraft.rpc.proto.counter.CounterResponse;
 import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
 import io.wheelraft.rpc.proto.counter.IncrCall;
+import io.wheelraft.rpc.proto.counter.IncrCalls;
+import io.wheelraft.rpc.proto.counter.IncrReplies;
 import io.wheelraft.rpc.proto.counter.IncrReply;
 import io.wheelraft.rpc.proto.counter.IncrRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -95,14 +97,22 @@ class CounterClusterTest {
         StreamRecorder toLeader = new StreamRecorder();
         var calls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(leader)).endpoint())).incrStream(toLeader);
         int n = 50;
+        IncrCalls.Builder batch = IncrCalls.newBuilder();
         for (int i = 1; i <= n; i++) {
-            // Distinct sessions, all in flight at once; call ids deliberately not in send order.
-            calls.onNext(IncrCall.newBuilder().setCallId(1000 + n - i).setRequest(IncrRequest.newBuilder()
-                    .setClientId("stream-" + i).setSequence(1).setDelta(2)).build());
+            // Distinct sessions, all in flight at once; call ids deliberately not in send order;
+            // some in one message, the rest one per message.
+            IncrCall call = IncrCall.newBuilder().setCallId(1000 + n - i).setRequest(IncrRequest.newBuilder()
+                    .setClientId("stream-" + i).setSequence(1).setDelta(2)).build();
+            if (i <= n / 2) {
+                batch.addCalls(call);
+            } else {
+                calls.onNext(IncrCalls.newBuilder().addCalls(call).build());
+            }
         }
+        calls.onNext(batch.build());
         // A retry of session 1's command on the same stream is answered, not applied again.
-        calls.onNext(IncrCall.newBuilder().setCallId(7).setRequest(IncrRequest.newBuilder()
-                .setClientId("stream-1").setSequence(1).setDelta(2)).build());
+        calls.onNext(IncrCalls.newBuilder().addCalls(IncrCall.newBuilder().setCallId(7).setRequest(IncrRequest.newBuilder()
+                .setClientId("stream-1").setSequence(1).setDelta(2))).build());
         calls.onCompleted();
         assertTrue(toLeader.done.await(20, TimeUnit.SECONDS), "the stream ends once every call is answered");
         assertEquals(null, toLeader.error);
@@ -122,8 +132,8 @@ class CounterClusterTest {
 
         StreamRecorder toFollower = new StreamRecorder();
         var followerCalls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(follower)).endpoint())).incrStream(toFollower);
-        followerCalls.onNext(IncrCall.newBuilder().setCallId(1).setRequest(IncrRequest.newBuilder()
-                .setClientId("stream-x").setSequence(1).setDelta(1)).build());
+        followerCalls.onNext(IncrCalls.newBuilder().addCalls(IncrCall.newBuilder().setCallId(1).setRequest(IncrRequest.newBuilder()
+                .setClientId("stream-x").setSequence(1).setDelta(1))).build());
         followerCalls.onCompleted();
         assertTrue(toFollower.done.await(20, TimeUnit.SECONDS));
         assertEquals(1, toFollower.replies.size());
@@ -134,14 +144,14 @@ class CounterClusterTest {
     }
 
     /** Collects the answers of one IncrStream. */
-    private static final class StreamRecorder implements StreamObserver<IncrReply> {
+    private static final class StreamRecorder implements StreamObserver<IncrReplies> {
         final List<IncrReply> replies = new java.util.concurrent.CopyOnWriteArrayList<>();
         final CountDownLatch done = new CountDownLatch(1);
         volatile Throwable error;
 
         @Override
-        public void onNext(IncrReply value) {
-            replies.add(value);
+        public void onNext(IncrReplies value) {
+            replies.addAll(value.getRepliesList());
         }
 
         @Override
