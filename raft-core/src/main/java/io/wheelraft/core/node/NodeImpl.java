@@ -108,7 +108,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
         this.random = new Random(options.randomSeed());
-        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, this::proposeBatch);
+        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane::executeHere, this::proposeBatch);
     }
 
     /**
@@ -235,6 +235,19 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** Runs {@code action} on the lane unless the node has stopped. */
     private void onLane(Runnable action) {
         lane.execute(() -> {
+            if (!halted) {
+                action.run();
+            }
+        });
+    }
+
+    /**
+     * Like {@link #onLane}, but runs it on the calling thread when the lane is idle: for events
+     * arriving on transport I/O threads and the disk lane, saving a thread wake-up on the
+     * replication path.
+     */
+    private void onLaneHere(Runnable action) {
+        lane.executeHere(() -> {
             if (!halted) {
                 action.run();
             }
@@ -573,7 +586,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
         CompletableFuture<AppendEntriesResponse> f = new CompletableFuture<>();
-        lane.execute(() -> {
+        lane.executeHere(() -> {
             if (halted) {
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
                 return;
@@ -758,7 +771,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
+            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLaneHere(() -> {
                 if (resp != null) {
                     core.handleRequestVoteResponse(to, request, resp, now());
                 } else {
@@ -769,7 +782,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void sendAppendEntries(PeerId to, AppendEntriesRequest request) {
-            transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
+            transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLaneHere(() -> {
                 if (resp != null) {
                     core.handleAppendEntriesResponse(to, request, resp, now());
                 } else {
@@ -890,7 +903,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final class DiskListener implements LogWriter.Listener {
         @Override
         public void onWritten(long lastIndex, long lastTerm, long generation) {
-            onLane(() -> {
+            onLaneHere(() -> {
                 if (generation != logWriter.generation()) {
                     return; // written before a snapshot install reset the log: no longer there
                 }

@@ -37,6 +37,21 @@ public final class SerialLane implements Executor {
         }
     }
 
+    /**
+     * Like {@link #execute}, but when the lane is idle the calling thread runs it (and whatever is
+     * queued before it) at once instead of waking a pool thread: one thread hop less for work that
+     * arrives on a thread that may do lane work, such as a transport I/O thread or a disk thread
+     * acknowledging a write. Order and one-at-a-time are kept: the caller becomes the lane's
+     * runner exactly as a pool thread would. Lane tasks never block, so the caller is held only
+     * for their CPU time (at most one batch; the rest goes to the pool).
+     */
+    public void executeHere(Runnable task) {
+        tasks.add(task);
+        if (scheduled.compareAndSet(false, true)) {
+            drain();
+        }
+    }
+
     private void drain() {
         for (int i = 0; i < BATCH; i++) {
             Runnable r = tasks.poll();
