@@ -26,6 +26,8 @@ public final class NodeOptions {
     private Clock clock = Clock.system();
     private long randomSeed = System.nanoTime();
     private int applyQueueCapacity = 16384;
+    private int logCacheEntries = 2048;
+    private int logCacheMaxEntryBytes = 16 * 1024;
     private int maxInflightAppends = 256;
     private int maxEntriesPerAppend = 1024;
     private int maxBytesPerAppend = 4 * 1024 * 1024;
@@ -50,6 +52,8 @@ public final class NodeOptions {
         require(snapshotStorage != null, "snapshotStorage is required");
         require(clock != null, "clock must not be null");
         require(applyQueueCapacity > 0, "applyQueueCapacity must be > 0, was " + applyQueueCapacity);
+        require(logCacheEntries >= 0 && logCacheEntries <= (1 << 24), "logCacheEntries must be in 0..2^24, was " + logCacheEntries);
+        require(logCacheMaxEntryBytes >= 0, "logCacheMaxEntryBytes must be >= 0, was " + logCacheMaxEntryBytes);
         require(maxInflightAppends > 0, "maxInflightAppends must be > 0, was " + maxInflightAppends);
         require(maxEntriesPerAppend > 0, "maxEntriesPerAppend must be > 0, was " + maxEntriesPerAppend);
         require(maxBytesPerAppend > 0, "maxBytesPerAppend must be > 0, was " + maxBytesPerAppend);
@@ -113,6 +117,18 @@ public final class NodeOptions {
     /** Tasks {@code apply} may queue ahead of the node before it answers BUSY. */
     public int applyQueueCapacity() { return applyQueueCapacity; }
     public NodeOptions applyQueueCapacity(int v) { applyQueueCapacity = v; return this; }
+
+    /**
+     * Recently persisted log entries kept in memory (0: none), so replication's term checks and
+     * the state machine read them without a storage lookup. Memory is at most about this many
+     * times {@link #logCacheMaxEntryBytes()}, allocated when the node first writes.
+     */
+    public int logCacheEntries() { return logCacheEntries; }
+    public NodeOptions logCacheEntries(int v) { logCacheEntries = v; return this; }
+
+    /** Entries with more data than this are not kept in the log cache. */
+    public int logCacheMaxEntryBytes() { return logCacheMaxEntryBytes; }
+    public NodeOptions logCacheMaxEntryBytes(int v) { logCacheMaxEntryBytes = v; return this; }
 
     public int maxInflightAppends() { return maxInflightAppends; }
     public NodeOptions maxInflightAppends(int v) { maxInflightAppends = v; return this; }

@@ -26,6 +26,8 @@ import java.util.List;
 public final class RaftLog {
 
     private final LogStorage storage;
+    /** Durable entries also kept in memory (read before storage). */
+    private final RecentEntries recent;
     /** Index and term of the entry just before the log's first entry (snapshot boundary; 0 at start). */
     private long baseIndex;
     private long baseTerm;
@@ -41,7 +43,13 @@ public final class RaftLog {
      * @throws IllegalStateException if the stored log starts after {@code snapshotIndex + 1}
      */
     public RaftLog(LogStorage storage, long snapshotIndex, long snapshotTerm) {
+        this(storage, snapshotIndex, snapshotTerm, RecentEntries.none());
+    }
+
+    /** As above, keeping recently persisted entries in {@code recent} (shared with the state machine caller). */
+    public RaftLog(LogStorage storage, long snapshotIndex, long snapshotTerm, RecentEntries recent) {
         this.storage = storage;
+        this.recent = recent;
         long first = storage.firstLogIndex();
         long last = storage.lastLogIndex();
         if (first - 1 > snapshotIndex) {
@@ -101,6 +109,7 @@ public final class RaftLog {
         baseIndex = index;
         baseTerm = term;
         unstable.clear();
+        recent.clear();
         unstableOffset = index + 1;
         persistedIndex = index;
         return true;
@@ -133,7 +142,8 @@ public final class RaftLog {
         if (index >= unstableOffset) {
             return unstable.get((int) (index - unstableOffset)).getTerm();
         }
-        return storage.term(index);
+        LogEntry cached = recent.get(index);
+        return cached != null ? cached.getTerm() : storage.term(index);
     }
 
     public boolean matchTerm(long index, long term) {
@@ -152,7 +162,8 @@ public final class RaftLog {
         if (index >= unstableOffset) {
             return unstable.get((int) (index - unstableOffset));
         }
-        return storage.entry(index);
+        LogEntry cached = recent.get(index);
+        return cached != null ? cached : storage.entry(index);
     }
 
     /**
@@ -232,7 +243,10 @@ public final class RaftLog {
         // any overwrite must truncate on disk too, queued behind those writes.
         boolean needsStorageTruncate = truncateAfter >= 0;
         if (needsStorageTruncate) {
+            long lastBefore = lastIndex();
             truncateSuffix(truncateAfter);
+            // Durable entries after the cut are being replaced: no reader may see them again.
+            recent.invalidate(truncateAfter + 1, lastBefore);
             unstableOffset = Math.min(unstableOffset, truncateAfter + 1);
         }
         unstable.addAll(fresh);
@@ -268,6 +282,9 @@ public final class RaftLog {
             return false;
         }
         int n = (int) (index - unstableOffset + 1);
+        for (int i = 0; i < n; i++) {
+            recent.put(unstable.get(i));
+        }
         unstable.subList(0, n).clear();
         unstableOffset = index + 1;
         if (index > persistedIndex) {

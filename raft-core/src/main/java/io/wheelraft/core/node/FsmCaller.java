@@ -6,6 +6,7 @@ import io.wheelraft.core.RaftError;
 import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.consensus.Membership;
+import io.wheelraft.core.consensus.RecentEntries;
 import io.wheelraft.core.spi.LogStorage;
 import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.proto.ConfigurationEntry;
@@ -23,8 +24,8 @@ import java.util.function.LongConsumer;
 /**
  * Applies committed entries to the user's {@link StateMachine}, in log order and in batches, on
  * the node's apply lane (never on the Raft lane, so a slow state machine cannot delay
- * heartbeats). Entries are read from durable storage: only committed and durable entries are
- * handed here.
+ * heartbeats). Entries are read from the recent-entries cache, else from durable storage: only
+ * committed and durable entries are handed here.
  *
  * <p>It also loads snapshots into the state machine (at start, and when the leader installs
  * one) and tracks the configuration in effect at the applied index, which a snapshot records.
@@ -36,6 +37,7 @@ final class FsmCaller {
 
     private final StateMachine fsm;
     private final LogStorage storage;
+    private final RecentEntries recent;
     private final ClosureQueue closures;
     private final SerialLane applyLane;
     private final LongConsumer appliedListener;
@@ -52,12 +54,13 @@ final class FsmCaller {
     /** While a snapshot from the leader waits to be loaded, the log below it is being replaced: apply nothing. */
     private volatile boolean snapshotPending;
 
-    FsmCaller(String name, StateMachine fsm, LogStorage storage, ClosureQueue closures, Executor applyPool,
+    FsmCaller(String name, StateMachine fsm, LogStorage storage, RecentEntries recent, ClosureQueue closures, Executor applyPool,
               long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
               Consumer<Status> errorListener) {
         this.appliedConfiguration = appliedConfiguration;
         this.fsm = fsm;
         this.storage = storage;
+        this.recent = recent;
         this.closures = closures;
         this.applyLane = new SerialLane(name + "-apply", applyPool);
         this.appliedIndex = appliedIndex;
@@ -177,7 +180,10 @@ final class FsmCaller {
             List<Closure> dones = new ArrayList<>();
             long lastDone = appliedIndex;
             for (long i = from; i <= to; i++) {
-                LogEntry e = storage.entry(i);
+                LogEntry e = recent.get(i);
+                if (e == null) {
+                    e = storage.entry(i);
+                }
                 if (e == null && snapshotPending) {
                     // The log below a snapshot from the leader is being replaced; the load takes over.
                     Status unknown = Status.error(RaftError.LEADERSHIP_LOST, "entry %d arrived in a snapshot; its result is unknown here", i);

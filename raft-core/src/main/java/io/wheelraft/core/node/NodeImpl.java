@@ -18,6 +18,7 @@ import io.wheelraft.core.consensus.RaftConfig;
 import io.wheelraft.core.consensus.RaftCore;
 import io.wheelraft.core.consensus.RaftEffects;
 import io.wheelraft.core.consensus.RaftLog;
+import io.wheelraft.core.consensus.RecentEntries;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
@@ -108,7 +109,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
         this.random = new Random(options.randomSeed());
-        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane::executeHere, this::proposeBatch);
+        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, this::proposeBatch);
     }
 
     /**
@@ -127,11 +128,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         SnapshotMeta snap = snapshot == null ? SnapshotMeta.getDefaultInstance() : snapshot.meta();
         long snapIndex = snap.getLastIncludedIndex();
         RaftLog log;
+        RecentEntries recentEntries = new RecentEntries(options.logCacheEntries(), options.logCacheMaxEntryBytes());
         try {
             if (snapshot != null) {
                 alignLogWithSnapshot(name, snap);
             }
-            log = new RaftLog(logStorage, snapIndex, snap.getLastIncludedTerm());
+            log = new RaftLog(logStorage, snapIndex, snap.getLastIncludedTerm(), recentEntries);
         } catch (IllegalStateException e) {
             if (snapshot != null) {
                 snapshot.close();
@@ -157,7 +159,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
         long now = now();
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
-        fsm = new FsmCaller(name, options.stateMachine(), logStorage, closures, runtime.applyPool(), snapIndex, base.toEntry(),
+        fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), snapIndex, base.toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved);

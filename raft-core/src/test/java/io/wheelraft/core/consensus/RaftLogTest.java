@@ -52,6 +52,29 @@ class RaftLogTest {
     }
 
     @Test
+    void durableEntriesAreReadFromTheCacheAndAReplacedOneIsNeverServedFromIt() {
+        RecentEntries recent = new RecentEntries(8, 1024);
+        RaftLog log = new RaftLog(storage, 0, 0, recent);
+        write(log.appendFromLeader(0, run(1, 4, 1)));
+        assertTrue(log.stableTo(4, 1));
+        assertEquals(1, recent.get(3).getTerm(), "persisted entries are kept");
+        storage.truncateSuffix(0); // storage would now fail the read: the cache must serve it
+        assertEquals(1, log.term(3));
+        assertEquals(3, log.entry(3).getIndex());
+        storage.append(run(1, 4, 1)); // put the entries back: the disk holds them
+        // A new leader replaces 3..4 with term 2: the cached term-1 entries must be gone.
+        RaftLog.PersistRequest replacement = log.appendFromLeader(2, run(3, 3, 2));
+        assertEquals(2, replacement.truncateAfter());
+        assertNull(recent.get(3));
+        assertNull(recent.get(4));
+        assertEquals(2, log.term(3));
+        assertEquals(0, log.term(4), "index 4 is gone");
+        write(replacement);
+        assertTrue(log.stableTo(3, 2));
+        assertEquals(2, recent.get(3).getTerm());
+    }
+
+    @Test
     void appendFromLeaderSkipsEntriesAlreadyHeld() {
         RaftLog log = new RaftLog(storage, 0, 0);
         RaftLog.PersistRequest first = log.appendFromLeader(0, run(1, 2, 1));
