@@ -22,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -47,14 +46,20 @@ final class WheelRaftStreamCounterClient implements CounterClient {
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final String sessionPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
     private final long[] sequences = new long[MAX_SLOTS];
-    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "wheelraft-stream-deadlines");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService deadlines = deadlineTimer();
     private volatile String leader;
     private int rotation;
     private Stream stream; // guarded by this
+
+    private static ScheduledExecutorService deadlineTimer() {
+        java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "wheelraft-stream-deadlines");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true); // nearly every deadline is cancelled: do not keep them queued for 5 s
+        return timer;
+    }
 
     WheelRaftStreamCounterClient(List<String> endpoints) {
         this.endpoints = List.copyOf(endpoints);
