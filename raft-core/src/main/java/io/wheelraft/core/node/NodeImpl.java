@@ -26,7 +26,6 @@ import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
-import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.InstallSnapshotRequest;
 import io.wheelraft.proto.InstallSnapshotResponse;
 import io.wheelraft.proto.LogEntry;
@@ -70,8 +69,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final ClosureQueue closures = new ClosureQueue();
     private final PendingResponses pendingResponses = new PendingResponses();
     private final CountDownLatch terminated = new CountDownLatch(1);
-    private final java.util.Queue<ReadIndexClosure> readQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean readFlushScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     private final Effects effects = new Effects();
     private final ProposalBuffer proposals;
 
@@ -81,6 +78,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private FsmCaller fsm;
     private NodeTimers timers;
     private SnapshotExecutor snapshots;
+    private volatile NodeReads reads;
     private SnapshotInstaller installer;
     /** Snapshot chunk reads and writes, off the Raft lane (they are disk I/O). */
     private SerialLane snapshotLane;
@@ -161,6 +159,27 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
         fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), snapIndex, base.toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
+        reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Node() {
+            @Override
+            public boolean halted() {
+                return halted;
+            }
+
+            @Override
+            public boolean confirmsLocally() {
+                return core.isLeader() || core.leader() == null;
+            }
+
+            @Override
+            public PeerId leader() {
+                return core.leader();
+            }
+
+            @Override
+            public void confirm(List<Object> handles) {
+                core.readIndex(handles, now());
+            }
+        }, fsm);
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved);
         installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader);
@@ -341,52 +360,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public void readIndex(ReadIndexClosure done) {
         Objects.requireNonNull(done, "done");
-        if (halted) {
+        if (halted || reads == null) {
             done.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self), -1);
             return;
         }
-        readQueue.add(done);
-        if (readFlushScheduled.compareAndSet(false, true)) {
-            lane.execute(this::flushReads);
-        }
-    }
-
-    /** Every read queued since the last turn shares one leadership confirmation. */
-    private void flushReads() {
-        readFlushScheduled.set(false);
-        List<Object> batch = new ArrayList<>();
-        ReadIndexClosure c;
-        while ((c = readQueue.poll()) != null) {
-            batch.add(c);
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        if (halted) {
-            effects.readsFailed(batch, null);
-        } else if (core.isLeader() || core.leader() == null) {
-            core.readIndex(batch, now());
-        } else {
-            askLeaderForReadIndex(core.leader(), batch);
-        }
-    }
-
-    /** A follower read: the leader confirms its leadership and returns its commit index. */
-    private void askLeaderForReadIndex(PeerId leaderId, List<Object> batch) {
-        ReadIndexRequest req = ReadIndexRequest.newBuilder().setGroupId(groupId).setServerId(self.toString())
-                .setPeerId(leaderId.toString()).setCount(batch.size()).build();
-        transport.readIndex(leaderId, req, rpcTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
-            if (resp != null && resp.getSuccess()) {
-                effects.readsConfirmed(batch, resp.getIndex());
-            } else {
-                PeerId hint = resp == null || resp.getLeaderId().isEmpty() ? null : PeerId.parse(resp.getLeaderId());
-                effects.readsFailed(batch, hint);
-            }
-        }));
-    }
-
-    /** A read asked for by a follower: answered with the read index once leadership is confirmed. */
-    private record RemoteRead(CompletableFuture<ReadIndexResponse> answer) {
+        reads.submit(done);
     }
 
     @Override
@@ -699,7 +677,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
                 return;
             }
-            core.readIndex(List.of(new RemoteRead(f)), now());
+            core.readIndex(List.of(new NodeReads.RemoteRead(f)), now());
         });
         return f;
     }
@@ -879,26 +857,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void readsConfirmed(List<Object> handles, long readIndex) {
-            for (Object h : handles) {
-                if (h instanceof ReadIndexClosure c) {
-                    fsm.runWhenApplied(readIndex, () -> c.run(Status.ok(), readIndex));
-                } else if (h instanceof RemoteRead r) {
-                    r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(true).setIndex(readIndex).build());
-                }
-            }
+            reads.confirmed(handles, readIndex);
         }
 
         @Override
         public void readsFailed(List<Object> handles, PeerId leaderHint) {
-            Status notLeader = Status.notLeader(leaderHint);
-            for (Object h : handles) {
-                if (h instanceof ReadIndexClosure c) {
-                    c.run(notLeader, -1);
-                } else if (h instanceof RemoteRead r) {
-                    r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(false)
-                            .setLeaderId(leaderHint == null ? "" : leaderHint.toString()).setReason(notLeader.message()).build());
-                }
-            }
+            reads.failed(handles, leaderHint);
         }
     }
 

@@ -1,0 +1,133 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.ReadIndexClosure;
+import io.wheelraft.core.Status;
+import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.proto.ReadIndexRequest;
+import io.wheelraft.proto.ReadIndexResponse;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * One node's linearizable reads (ReadIndex): batches the reads asked for on this node, has the
+ * leader confirm its leadership once per batch (locally when this node leads, by a ReadIndex call
+ * to the leader otherwise), and runs each read once the state machine has applied the read index.
+ * Also answers the ReadIndex calls other members send when this node leads.
+ *
+ * <p>Reads are handed to the Raft core as opaque handles: a local {@link ReadIndexClosure} or a
+ * {@link RemoteRead} (a follower's call); the core reports them confirmed or failed through
+ * {@link #confirmed} and {@link #failed}. {@link #submit} is thread-safe; the rest runs on the
+ * node's Raft lane.
+ */
+final class NodeReads {
+
+    /** What the reads need from the node, on its Raft lane. */
+    interface Node {
+        boolean halted();
+
+        /** True when this node leads, or knows no leader (the core then fails the reads itself). */
+        boolean confirmsLocally();
+
+        PeerId leader();
+
+        /** Hands reads to the core to confirm leadership for them. */
+        void confirm(List<Object> handles);
+    }
+
+    /** A read asked for by a follower: answered with the read index once leadership is confirmed. */
+    record RemoteRead(CompletableFuture<ReadIndexResponse> answer) {
+    }
+
+    private final String groupId;
+    private final PeerId self;
+    private final SerialLane lane;
+    private final RaftTransport transport;
+    private final LongSupplier rpcTimeoutMs;
+    private final Node node;
+    private final FsmCaller fsm;
+    private final Queue<ReadIndexClosure> queued = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean flushPosted = new AtomicBoolean();
+
+    NodeReads(String groupId, PeerId self, SerialLane lane, RaftTransport transport, LongSupplier rpcTimeoutMs, Node node, FsmCaller fsm) {
+        this.groupId = groupId;
+        this.self = self;
+        this.lane = lane;
+        this.transport = transport;
+        this.rpcTimeoutMs = rpcTimeoutMs;
+        this.node = node;
+        this.fsm = fsm;
+    }
+
+    /** Queues a read; every read queued before the lane gets to them shares one confirmation. */
+    void submit(ReadIndexClosure done) {
+        queued.add(done);
+        if (flushPosted.compareAndSet(false, true)) {
+            lane.execute(this::flush);
+        }
+    }
+
+    private void flush() {
+        flushPosted.set(false);
+        List<Object> batch = new ArrayList<>();
+        ReadIndexClosure c;
+        while ((c = queued.poll()) != null) {
+            batch.add(c);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (node.halted()) {
+            failed(batch, null);
+        } else if (node.confirmsLocally()) {
+            node.confirm(batch);
+        } else {
+            askLeader(node.leader(), batch);
+        }
+    }
+
+    /** A follower read: the leader confirms its leadership and returns its commit index. */
+    private void askLeader(PeerId leaderId, List<Object> batch) {
+        ReadIndexRequest req = ReadIndexRequest.newBuilder().setGroupId(groupId).setServerId(self.toString())
+                .setPeerId(leaderId.toString()).setCount(batch.size()).build();
+        transport.readIndex(leaderId, req, rpcTimeoutMs.getAsLong()).whenComplete((resp, err) -> lane.execute(() -> {
+            if (node.halted()) {
+                failed(batch, null);
+            } else if (resp != null && resp.getSuccess()) {
+                confirmed(batch, resp.getIndex());
+            } else {
+                failed(batch, resp == null || resp.getLeaderId().isEmpty() ? null : PeerId.parse(resp.getLeaderId()));
+            }
+        }));
+    }
+
+    /** Leadership is confirmed for these reads: each runs once {@code readIndex} is applied. */
+    void confirmed(List<Object> handles, long readIndex) {
+        for (Object h : handles) {
+            if (h instanceof ReadIndexClosure c) {
+                fsm.runWhenApplied(readIndex, () -> c.run(Status.ok(), readIndex));
+            } else if (h instanceof RemoteRead r) {
+                r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(true).setIndex(readIndex).build());
+            }
+        }
+    }
+
+    /** These reads cannot be confirmed here (not the leader, or leadership lost). */
+    void failed(List<Object> handles, PeerId leaderHint) {
+        Status notLeader = Status.notLeader(leaderHint);
+        for (Object h : handles) {
+            if (h instanceof ReadIndexClosure c) {
+                c.run(notLeader, -1);
+            } else if (h instanceof RemoteRead r) {
+                r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(false)
+                        .setLeaderId(leaderHint == null ? "" : leaderHint.toString()).setReason(notLeader.message()).build());
+            }
+        }
+    }
+}
