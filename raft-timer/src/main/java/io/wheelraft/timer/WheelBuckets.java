@@ -18,6 +18,13 @@ import java.util.List;
  * <p>Each slot keeps a lower bound of its deadlines ({@code minDeadline}); it is exact after
  * every sweep and may be stale-low after a cancel. That bound lets the owner find the next
  * tick with work without visiting empty ticks, which is what lets the worker park.
+ *
+ * <p>One more slot holds <em>staged</em> timeouts: scheduled while the worker was ticking, with
+ * their delay (not a deadline) in {@code deadline}, because the caller did not read the clock.
+ * {@link #drainStaged} turns each delay into a deadline from a clock reading taken after the
+ * caller's lock section ended, so the deadline is never earlier than "call time + delay". Being
+ * a slot like the others, a staged timeout is cancelled (unlinked), counted and drained by stop
+ * exactly like a linked one.
  */
 final class WheelBuckets {
 
@@ -27,6 +34,7 @@ final class WheelBuckets {
     private final int wheelSize;
     private final int mask;
     private final int overdueSlot;
+    private final int stagedSlot;
     private final WheelTimeout[] heads;
     private final WheelTimeout[] tails;
     private final long[] minDeadline;
@@ -39,9 +47,10 @@ final class WheelBuckets {
         this.wheelSize = wheelSize;
         this.mask = wheelSize - 1;
         this.overdueSlot = wheelSize;
-        this.heads = new WheelTimeout[wheelSize + 1];
-        this.tails = new WheelTimeout[wheelSize + 1];
-        this.minDeadline = new long[wheelSize + 1];
+        this.stagedSlot = wheelSize + 1;
+        this.heads = new WheelTimeout[wheelSize + 2];
+        this.tails = new WheelTimeout[wheelSize + 2];
+        this.minDeadline = new long[wheelSize + 2];
         java.util.Arrays.fill(minDeadline, Long.MAX_VALUE);
     }
 
@@ -66,6 +75,38 @@ final class WheelBuckets {
             minDeadline[slot] = t.deadline;
         }
         return boundary(tick);
+    }
+
+    /**
+     * Appends {@code t}, whose {@code deadline} field holds its delay, to the staged list; the
+     * owner must call {@link #drainStaged} within about a tick.
+     */
+    void stage(WheelTimeout t) {
+        link(stagedSlot, t);
+    }
+
+    boolean hasStaged() {
+        return heads[stagedSlot] != null;
+    }
+
+    boolean isStaged(WheelTimeout t) {
+        return t.slot == stagedSlot;
+    }
+
+    /**
+     * Gives every staged timeout the deadline {@code now + delay} and links it into its slot,
+     * in staging order. {@code now} must have been read after the lock that guards this wheel
+     * was taken, so that it is not earlier than any staged call.
+     */
+    void drainStaged(long now) {
+        WheelTimeout t = heads[stagedSlot];
+        while (t != null) {
+            WheelTimeout next = t.next;
+            unlink(t);
+            t.deadline = ManualClock.saturatedAdd(now, t.deadline);
+            add(t);
+            t = next;
+        }
     }
 
     /** Unlinks {@code t} if it is still in a slot; false if it was not (taken by a sweep or stop). */
@@ -143,9 +184,13 @@ final class WheelBuckets {
         return earliest;
     }
 
-    /** Unlinks everything still pending into {@code out} (used by stop). */
-    void drainPending(Collection<Timeout> out) {
-        for (int slot = 0; slot <= wheelSize; slot++) {
+    /**
+     * Unlinks everything still pending into {@code out} (used by stop); staged timeouts get the
+     * deadline {@code now + delay} so that the caller can order them with the rest.
+     */
+    void drainPending(Collection<Timeout> out, long now) {
+        drainStaged(now);
+        for (int slot = 0; slot <= overdueSlot; slot++) {
             WheelTimeout t = heads[slot];
             while (t != null) {
                 WheelTimeout next = t.next;

@@ -32,6 +32,16 @@ final class WheelStripe {
     final HashedWheelTimer timer;
     /** Guarded by the lock. */
     final WheelBuckets wheel;
+    /**
+     * Guarded by the lock; written only by the worker. True while the worker is ticking and
+     * promises to drain this stripe's staged list within about a tick, so callers may stage
+     * (skip the clock read); false while it may park for long, so callers link directly.
+     */
+    boolean staging;
+    /** Guarded by the lock: timeouts staged since the worker last looked (keeps it ticking). */
+    int stagedSinceLook;
+    /** Guarded by the lock: timeouts linked directly since the worker last looked. */
+    int directSinceLook;
 
     // Padding keeps the lock word of one stripe off the cache line of its neighbours' locks.
     @SuppressWarnings("unused")
