@@ -139,8 +139,10 @@ public final class HashedWheelTimer implements Timer {
         this.runner = new TaskRunner(this, b.taskExecutor);
         boolean manual = clock instanceof ManualClock;
         // One stripe under a manual clock keeps firing order a pure function of call order.
+        // Two stripes per core: a thread's stripe is its id, so spare stripes make two busy
+        // threads that were not started together less likely to share one.
         int stripeCount = manual ? 1 : Math.min(MAX_STRIPES,
-                normalizeTicksPerWheel(Runtime.getRuntime().availableProcessors()));
+                normalizeTicksPerWheel(2 * Runtime.getRuntime().availableProcessors()));
         this.stripes = new WheelStripe[stripeCount];
         for (int i = 0; i < stripeCount; i++) {
             stripes[i] = new WheelStripe(this, tick, wheelSize);
@@ -209,17 +211,18 @@ public final class HashedWheelTimer implements Timer {
             throw new IllegalStateException("cannot schedule " + task + ": the timer is stopped");
         }
         if (fireAt != STAGED && manualDriver == null) {
-            wakeWorkerFor(fireAt, activate);
+            wakeWorkerFor(activate ? now : fireAt);
         }
         return timeout;
     }
 
     /**
-     * After a direct link: wakes the worker if the timeout is due before it planned to wake, or
-     * if enough direct links arrived since its last pass that it should start ticking (so that
-     * a steady stream of schedules is staged, without a clock read or wake-up per call).
+     * After a direct link: wakes the worker if it must pass before it planned to, that is, if
+     * the timeout is due earlier, or if enough direct links arrived since its last pass that it
+     * should start ticking (then {@code wakeAt} is now), so that a steady stream of schedules is
+     * staged, without a clock read or a wake-up per call.
      */
-    private void wakeWorkerFor(long fireAt, boolean activate) {
+    private void wakeWorkerFor(long wakeAt) {
         Thread w = workerThread;
         if (w == null) {
             w = startWorker();
@@ -227,7 +230,7 @@ public final class HashedWheelTimer implements Timer {
                 return; // driven by hand (tests)
             }
         }
-        if ((fireAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(fireAt)) || activate) {
+        if (wakeAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(wakeAt)) {
             LockSupport.unpark(w);
         }
     }
@@ -380,6 +383,7 @@ public final class HashedWheelTimer implements Timer {
         WAKE_AT.setVolatile(this, Long.MAX_VALUE);
         boolean staging = quietPasses < QUIET_PASSES;
         long now = clock.nanoTime() - startTime;
+        long drainBy = ManualClock.saturatedAdd(now, drainNanos);
         long next = Long.MAX_VALUE;
         boolean busy = false;
         int taken = 0;
@@ -394,12 +398,14 @@ public final class HashedWheelTimer implements Timer {
                 if (stripe.wheel.hasStaged()) {
                     // Read under the lock: later than every staged call, so no deadline is early.
                     stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+                } else {
+                    stripe.wheel.renewStagedAnchor();
                 }
                 busy |= stripe.stagedSinceLook > 0 || stripe.directSinceLook >= ACTIVATE_AFTER_DIRECT;
                 stripe.stagedSinceLook = 0;
                 stripe.directSinceLook = 0;
                 stripe.staging = staging;
-                next = Math.min(next, stripe.wheel.nextFireTime());
+                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE));
             } finally {
                 stripe.unlock();
             }
@@ -408,7 +414,7 @@ public final class HashedWheelTimer implements Timer {
         quietPasses = busy ? 0 : Math.min(QUIET_PASSES, quietPasses + 1);
         if (staging || quietPasses < QUIET_PASSES) {
             // Stripes accept staged timeouts (or will from the next pass): come back soon.
-            next = Math.min(next, ManualClock.saturatedAdd(now, drainNanos));
+            next = Math.min(next, drainBy);
         }
         if (taken > 0) {
             releasePending(taken);

@@ -34,7 +34,15 @@ final class WheelBuckets {
     private final int wheelSize;
     private final int mask;
     private final int overdueSlot;
+    /** The {@code slot} value of a staged timeout (an index past the arrays: staged ones live in {@link #staged}). */
     private final int stagedSlot;
+    /**
+     * The staged list. It is anchored in a short-lived object, replaced at every drain, rather
+     * than in the long-lived slot arrays: with a generational collector such as G1, storing a
+     * young timeout into an old object costs a card-marking barrier with a full fence, and the
+     * staged list is written twice per schedule+cancel on the callers' fast path.
+     */
+    private StagedList staged = new StagedList();
     private final WheelTimeout[] heads;
     private final WheelTimeout[] tails;
     private final long[] minDeadline;
@@ -48,9 +56,9 @@ final class WheelBuckets {
         this.mask = wheelSize - 1;
         this.overdueSlot = wheelSize;
         this.stagedSlot = wheelSize + 1;
-        this.heads = new WheelTimeout[wheelSize + 2];
-        this.tails = new WheelTimeout[wheelSize + 2];
-        this.minDeadline = new long[wheelSize + 2];
+        this.heads = new WheelTimeout[wheelSize + 1];
+        this.tails = new WheelTimeout[wheelSize + 1];
+        this.minDeadline = new long[wheelSize + 1];
         java.util.Arrays.fill(minDeadline, Long.MAX_VALUE);
     }
 
@@ -82,11 +90,29 @@ final class WheelBuckets {
      * owner must call {@link #drainStaged} within about a tick.
      */
     void stage(WheelTimeout t) {
-        link(stagedSlot, t);
+        StagedList list = staged;
+        WheelTimeout tail = list.tail;
+        t.slot = stagedSlot;
+        t.prev = tail;
+        t.next = null;
+        if (tail == null) {
+            list.head = t;
+        } else {
+            tail.next = t;
+        }
+        list.tail = t;
+        size++;
     }
 
     boolean hasStaged() {
-        return heads[stagedSlot] != null;
+        return staged.head != null;
+    }
+
+    /** Replaces an empty staged list's anchor so that it stays young (see {@link #staged}). */
+    void renewStagedAnchor() {
+        if (staged.head == null) {
+            staged = new StagedList();
+        }
     }
 
     boolean isStaged(WheelTimeout t) {
@@ -99,10 +125,14 @@ final class WheelBuckets {
      * was taken, so that it is not earlier than any staged call.
      */
     void drainStaged(long now) {
-        WheelTimeout t = heads[stagedSlot];
+        WheelTimeout t = staged.head;
+        staged = new StagedList();
         while (t != null) {
             WheelTimeout next = t.next;
-            unlink(t);
+            t.next = null;
+            t.prev = null;
+            t.slot = WheelTimeout.UNLINKED;
+            size--;
             t.deadline = ManualClock.saturatedAdd(now, t.deadline);
             add(t);
             t = next;
@@ -148,6 +178,15 @@ final class WheelBuckets {
      * {@code Long.MAX_VALUE} if the wheel is empty. Visits at most one revolution of slots.
      */
     long nextFireTime() {
+        return nextFireTime(Long.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #nextFireTime()}, but the caller will pass again by {@code limit} anyway, so
+     * the scan stops at the tick holding {@code limit} and returns at most {@code limit}; a
+     * ticking worker then visits one or two slots per pass instead of a revolution.
+     */
+    long nextFireTime(long limit) {
         if (heads[overdueSlot] != null) {
             return boundary(processedTick + 1);
         }
@@ -156,15 +195,17 @@ final class WheelBuckets {
         }
         long earliest = Long.MAX_VALUE;
         for (long tick = processedTick + 1, end = tick + wheelSize; tick < end; tick++) {
-            long min = minDeadline[(int) (tick & mask)];
-            if (min == Long.MAX_VALUE) {
-                continue;
-            }
             long tickEnd = boundary(tick);
-            if (min <= tickEnd) {
-                return tickEnd;
+            long min = minDeadline[(int) (tick & mask)];
+            if (min != Long.MAX_VALUE) {
+                if (min <= tickEnd) {
+                    return tickEnd;
+                }
+                earliest = Math.min(earliest, min);
             }
-            earliest = Math.min(earliest, min);
+            if (tickEnd >= limit) {
+                return limit;
+            }
         }
         return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : boundary(ceilTick(earliest));
     }
@@ -245,6 +286,10 @@ final class WheelBuckets {
 
     private void unlink(WheelTimeout t) {
         int slot = t.slot;
+        if (slot == stagedSlot) {
+            unlinkStaged(t);
+            return;
+        }
         WheelTimeout prev = t.prev;
         WheelTimeout next = t.next;
         if (prev == null) {
@@ -266,6 +311,26 @@ final class WheelBuckets {
         size--;
     }
 
+    private void unlinkStaged(WheelTimeout t) {
+        StagedList list = staged;
+        WheelTimeout prev = t.prev;
+        WheelTimeout next = t.next;
+        if (prev == null) {
+            list.head = next;
+        } else {
+            prev.next = next;
+        }
+        if (next == null) {
+            list.tail = prev;
+        } else {
+            next.prev = prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.slot = WheelTimeout.UNLINKED;
+        size--;
+    }
+
     private long ceilTick(long deadline) {
         if (deadline <= 0) {
             return 0;
@@ -276,5 +341,11 @@ final class WheelBuckets {
 
     private long boundary(long tick) {
         return tick > Long.MAX_VALUE / tickNanos ? Long.MAX_VALUE : tick * tickNanos;
+    }
+
+    /** Head and tail of the staged list; see {@link WheelBuckets#staged}. */
+    private static final class StagedList {
+        WheelTimeout head;
+        WheelTimeout tail;
     }
 }
