@@ -444,6 +444,26 @@ public final class HashedWheelTimer implements Timer {
         return clock.nanoTime() - startTime;
     }
 
+    /** Tests only: whether some stripe currently lets callers stage (the worker is ticking). */
+    boolean isStaging() {
+        for (WheelStripe stripe : stripes) {
+            stripe.lock();
+            try {
+                if (stripe.staging) {
+                    return true;
+                }
+            } finally {
+                stripe.unlock();
+            }
+        }
+        return false;
+    }
+
+    /** Tests only: the worker's staging interval in nanoseconds. */
+    long drainNanos() {
+        return drainNanos;
+    }
+
     /** Tests only: whether {@code timeout} waits in a staged list (no deadline yet). */
     boolean isStaged(Timeout timeout) {
         WheelTimeout t = (WheelTimeout) timeout;
