@@ -53,6 +53,8 @@ public final class HashedWheelTimer implements Timer {
     private static final int MAX_STRIPES = 16;
     /** Direct links on one stripe between two worker passes that make the worker start ticking. */
     static final int ACTIVATE_AFTER_DIRECT = 8;
+    /** Every this many staged schedules on a stripe, the caller stamps the staged list itself (power of two). */
+    static final int STAMP_EVERY = 64;
     /** Passes without a staged timeout after which the worker stops ticking and may park long. */
     static final int QUIET_PASSES = 4;
     private static final long NOT_READ = Long.MIN_VALUE;
@@ -186,15 +188,20 @@ public final class HashedWheelTimer implements Timer {
         boolean activate = false;
         stripe.lock();
         try {
-            if (stopped) {
-                fireAt = STOPPED;
-            } else if (stripe.staging) {
+            if (stripe.staging) { // implies not stopped: stop() lowers the flag under this lock
                 // Fast path: the worker drains this list within about a tick and stamps the
                 // deadline from a clock reading taken after this lock section (never early).
                 timeout.deadline = delayNanos;
                 stripe.wheel.stage(timeout);
-                stripe.stagedSinceLook++;
+                if ((++stripe.stagedSinceLook & (STAMP_EVERY - 1)) == 0) {
+                    // A fast stream does not wait for the worker (which may be short of CPU):
+                    // every so often a caller stamps its stripe's staged list itself, reading
+                    // the clock under the lock, after every staged call.
+                    stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+                }
                 fireAt = STAGED;
+            } else if (stopped) {
+                fireAt = STOPPED;
             } else {
                 if (now == NOT_READ) {
                     now = clock.nanoTime() - startTime;
@@ -282,6 +289,7 @@ public final class HashedWheelTimer implements Timer {
                 stopped = true;
                 long now = clock.nanoTime() - startTime;
                 for (WheelStripe stripe : stripes) {
+                    stripe.staging = false;
                     stripe.wheel.drainPending(left, now);
                 }
             } finally {

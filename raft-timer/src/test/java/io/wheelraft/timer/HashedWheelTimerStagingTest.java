@@ -94,11 +94,12 @@ class HashedWheelTimerStagingTest {
         HashedWheelTimer timer = handDriven(0);
         startTicking(timer);
         long reads = clock.reads.get();
-        for (int i = 0; i < 100; i++) {
+        int n = HashedWheelTimer.STAMP_EVERY - 1; // the next one would stamp the list itself
+        for (int i = 0; i < n; i++) {
             assertTrue(timer.isStaged(timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS)));
         }
         assertEquals(reads, clock.reads.get(), "a staged schedule must not read the clock");
-        assertEquals(HashedWheelTimer.ACTIVATE_AFTER_DIRECT + 100, timer.pendingTimeouts());
+        assertEquals(HashedWheelTimer.ACTIVATE_AFTER_DIRECT + n, timer.pendingTimeouts());
     }
 
     @Test
@@ -124,6 +125,27 @@ class HashedWheelTimerStagingTest {
         timer.runWorkerPass();
         assertEquals(List.of("x"), fired);
         assertTrue(t.isExpired());
+    }
+
+    @Test
+    void aFastStreamStampsItsStagedTimeoutsWithoutWaitingForTheWorker() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long reads = clock.reads.get();
+        List<Timeout> stream = new ArrayList<>();
+        for (int i = 0; i < HashedWheelTimer.STAMP_EVERY - 1; i++) {
+            stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
+        }
+        assertTrue(stream.stream().allMatch(timer::isStaged));
+        clock.set(clock.now.get() + 100_000);
+        long stampedAt = timer.relativeNow();
+        stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
+        assertEquals(reads + 1, clock.reads.get() - 1, "one clock read per " + HashedWheelTimer.STAMP_EVERY
+                + " staged schedules (plus the test's own)");
+        for (Timeout t : stream) {
+            assertFalse(timer.isStaged(t));
+            assertEquals(stampedAt + 5 * MS, timer.deadlineOf(t));
+        }
     }
 
     @Test
@@ -203,7 +225,9 @@ class HashedWheelTimerStagingTest {
         assertFalse(left.contains(cancelled));
         assertFalse(sooner.isExpired() || sooner.isCancelled());
         assertEquals(0, timer.pendingTimeouts());
+        assertFalse(timer.isStaging(), "stop lowers the staging flags");
         assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS));
+        assertEquals(0, timer.pendingTimeouts());
         assertEquals(List.of(), fired);
     }
 
