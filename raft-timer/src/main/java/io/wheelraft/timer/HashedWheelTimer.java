@@ -33,9 +33,14 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@link Timeout#cancel()} unlinks the timeout at once (O(1) under a short lock), so a
  *       cancelled timeout and its task are released promptly.</li>
  *   <li>Callers link timeouts into the wheel themselves instead of queueing them for the
- *       worker. The wheel is striped (one bucket array and lock per stripe, up to one stripe per
- *       core; a thread always uses the same stripe), so concurrent schedulers rarely meet, and a
- *       schedule or cancel costs one uncontended atomic instruction.</li>
+ *       worker. The wheel is striped (one bucket array and lock per stripe, up to two stripes
+ *       per core; a thread always uses the same stripe), so concurrent schedulers rarely meet,
+ *       and a schedule or cancel costs one uncontended atomic instruction.</li>
+ *   <li>While the worker is ticking (timeouts keep being scheduled), a schedule does not read
+ *       the clock: it stages the timeout with its delay, and the deadline is stamped within
+ *       half a tick from a clock reading taken under the stripe's lock, after the call, so it
+ *       is never early. Such a timeout may fire up to half a tick later than one whose
+ *       deadline was read at the call. See docs/timer.md, "Staged schedules".</li>
  *   <li>With a {@link ManualClock} no thread is started: the clock's {@code advance} fires due
  *       timeouts on the calling thread, deterministically.</li>
  *   <li>Expired tasks may run on a given {@link Executor}; a throwing task is logged.</li>
