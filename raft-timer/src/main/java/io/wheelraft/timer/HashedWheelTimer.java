@@ -62,7 +62,6 @@ public final class HashedWheelTimer implements Timer {
     static final int STAMP_EVERY = 64;
     /** Passes without a staged timeout after which the worker stops ticking and may park long. */
     static final int QUIET_PASSES = 4;
-    private static final long NOT_READ = Long.MIN_VALUE;
     private static final long STOPPED = -1;
     private static final long STAGED = -2;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
@@ -187,30 +186,51 @@ public final class HashedWheelTimer implements Timer {
         }
         WheelStripe stripe = stripes[WheelStripe.threadIndex() & stripeMask];
         WheelTimeout timeout = new WheelTimeout(stripe, task);
-        // A racy peek: if the worker is not ticking, read the clock before taking the lock.
-        long now = stripe.staging ? NOT_READ : clock.nanoTime() - startTime;
+        // Kept small so that the JIT inlines it into the caller; the rest is in scheduleDirect.
+        if (stripe.staging) { // a racy peek, confirmed under the lock
+            stripe.lock();
+            try {
+                if (stripe.staging) { // implies not stopped: stop() lowers the flag under this lock
+                    // Fast path: no clock read. The deadline is stamped later from a clock
+                    // reading taken under this lock, after this section (never early).
+                    timeout.deadline = delayNanos;
+                    stripe.wheel.stage(timeout);
+                    if ((++stripe.stagedSinceLook & (STAMP_EVERY - 1)) == 0) {
+                        stampStaged(stripe);
+                    }
+                    return timeout;
+                }
+            } finally {
+                stripe.unlock();
+            }
+        }
+        return scheduleDirect(stripe, timeout, delayNanos);
+    }
+
+    /**
+     * A fast stream does not wait for the worker (which may be short of CPU): every so often a
+     * caller stamps its stripe's staged list itself, reading the clock under the lock, hence
+     * after every staged call. Called with the stripe's lock held.
+     */
+    private void stampStaged(WheelStripe stripe) {
+        stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+    }
+
+    /** The path when the worker is not ticking: read the clock, link, wake the worker if needed. */
+    private Timeout scheduleDirect(WheelStripe stripe, WheelTimeout timeout, long delayNanos) {
+        long now = clock.nanoTime() - startTime;
         long fireAt;
         boolean activate = false;
         stripe.lock();
         try {
-            if (stripe.staging) { // implies not stopped: stop() lowers the flag under this lock
-                // Fast path: the worker drains this list within about a tick and stamps the
-                // deadline from a clock reading taken after this lock section (never early).
+            if (stripe.staging) { // the worker started ticking meanwhile: stage after all
                 timeout.deadline = delayNanos;
                 stripe.wheel.stage(timeout);
-                if ((++stripe.stagedSinceLook & (STAMP_EVERY - 1)) == 0) {
-                    // A fast stream does not wait for the worker (which may be short of CPU):
-                    // every so often a caller stamps its stripe's staged list itself, reading
-                    // the clock under the lock, after every staged call.
-                    stripe.wheel.drainStaged(clock.nanoTime() - startTime);
-                }
+                stripe.stagedSinceLook++;
                 fireAt = STAGED;
             } else if (stopped) {
                 fireAt = STOPPED;
             } else {
-                if (now == NOT_READ) {
-                    now = clock.nanoTime() - startTime;
-                }
                 timeout.deadline = ManualClock.saturatedAdd(now, delayNanos);
                 fireAt = stripe.wheel.add(timeout);
                 activate = ++stripe.directSinceLook == ACTIVATE_AFTER_DIRECT;
@@ -220,7 +240,7 @@ public final class HashedWheelTimer implements Timer {
         }
         if (fireAt == STOPPED) {
             releasePending(1);
-            throw new IllegalStateException("cannot schedule " + task + ": the timer is stopped");
+            throw new IllegalStateException("cannot schedule " + timeout.task() + ": the timer is stopped");
         }
         if (fireAt != STAGED && manualDriver == null) {
             wakeWorkerFor(activate ? now : fireAt);
