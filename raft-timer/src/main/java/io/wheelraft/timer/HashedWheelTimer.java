@@ -33,9 +33,14 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@link Timeout#cancel()} unlinks the timeout at once (O(1) under a short lock), so a
  *       cancelled timeout and its task are released promptly.</li>
  *   <li>Callers link timeouts into the wheel themselves instead of queueing them for the
- *       worker. The wheel is striped (one bucket array and lock per stripe, up to one stripe per
- *       core; a thread always uses the same stripe), so concurrent schedulers rarely meet, and a
- *       schedule or cancel costs one uncontended atomic instruction.</li>
+ *       worker. The wheel is striped (one bucket array and lock per stripe, up to two stripes
+ *       per core; a thread always uses the same stripe), so concurrent schedulers rarely meet,
+ *       and a schedule or cancel costs one uncontended atomic instruction.</li>
+ *   <li>While the worker is ticking (timeouts keep being scheduled), a schedule does not read
+ *       the clock: it stages the timeout with its delay, and the deadline is stamped within
+ *       half a tick from a clock reading taken under the stripe's lock, after the call, so it
+ *       is never early. Such a timeout may fire up to half a tick later than one whose
+ *       deadline was read at the call. See docs/timer.md, "Staged schedules".</li>
  *   <li>With a {@link ManualClock} no thread is started: the clock's {@code advance} fires due
  *       timeouts on the calling thread, deterministically.</li>
  *   <li>Expired tasks may run on a given {@link Executor}; a throwing task is logged.</li>
@@ -51,6 +56,14 @@ public final class HashedWheelTimer implements Timer {
     static final int DEFAULT_TICKS_PER_WHEEL = 2048;
     private static final int MAX_TICKS_PER_WHEEL = 1 << 30;
     private static final int MAX_STRIPES = 16;
+    /** Direct links on one stripe between two worker passes that make the worker start ticking. */
+    static final int ACTIVATE_AFTER_DIRECT = 8;
+    /** Every this many staged schedules on a stripe, the caller stamps the staged list itself (power of two). */
+    static final int STAMP_EVERY = 64;
+    /** Passes without a staged timeout after which the worker stops ticking and may park long. */
+    static final int QUIET_PASSES = 4;
+    private static final long STOPPED = -1;
+    private static final long STAGED = -2;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
     private static final VarHandle WAKE_AT;
 
@@ -71,6 +84,12 @@ public final class HashedWheelTimer implements Timer {
     private final ManualDriver manualDriver;
     private final WheelStripe[] stripes;
     private final int stripeMask;
+    /** While ticking, the worker passes at least this often, so staged timeouts wait at most this long. */
+    private final long drainNanos;
+    /** Tests only: no worker thread; the test calls {@link #runWorkerPass()}. */
+    private final boolean handDriven;
+    /** Worker-confined: consecutive passes that saw no staged timeout (QUIET_PASSES = idle). */
+    private int quietPasses = QUIET_PASSES;
     /** Counts pending timeouts only when {@code maxPendingTimeouts} is set (exact limit check). */
     private final AtomicLong reserved = new AtomicLong();
     private final Object lifecycle = new Object();
@@ -126,13 +145,17 @@ public final class HashedWheelTimer implements Timer {
         this.runner = new TaskRunner(this, b.taskExecutor);
         boolean manual = clock instanceof ManualClock;
         // One stripe under a manual clock keeps firing order a pure function of call order.
+        // Two stripes per core: a thread's stripe is its id, so spare stripes make two busy
+        // threads that were not started together less likely to share one.
         int stripeCount = manual ? 1 : Math.min(MAX_STRIPES,
-                normalizeTicksPerWheel(Runtime.getRuntime().availableProcessors()));
+                normalizeTicksPerWheel(2 * Runtime.getRuntime().availableProcessors()));
         this.stripes = new WheelStripe[stripeCount];
         for (int i = 0; i < stripeCount; i++) {
             stripes[i] = new WheelStripe(this, tick, wheelSize);
         }
         this.stripeMask = stripeCount - 1;
+        this.drainNanos = Math.max(1, tick / 2);
+        this.handDriven = b.handDriven;
         this.startTime = clock.nanoTime();
         if (manual) {
             ManualClock manualClock = (ManualClock) clock;
@@ -162,33 +185,86 @@ public final class HashedWheelTimer implements Timer {
             reservePending(task);
         }
         WheelStripe stripe = stripes[WheelStripe.threadIndex() & stripeMask];
-        long deadline = ManualClock.saturatedAdd(clock.nanoTime() - startTime, delayNanos);
-        WheelTimeout timeout = new WheelTimeout(stripe, task, deadline);
+        WheelTimeout timeout = new WheelTimeout(stripe, task);
+        // Kept small so that the JIT inlines it into the caller; the rest is in scheduleDirect.
+        if (stripe.staging) { // a racy peek, confirmed under the lock
+            stripe.lock();
+            try {
+                if (stripe.staging) { // implies not stopped: stop() lowers the flag under this lock
+                    // Fast path: no clock read. The deadline is stamped later from a clock
+                    // reading taken under this lock, after this section (never early).
+                    timeout.deadline = delayNanos;
+                    stripe.wheel.stage(timeout);
+                    if ((++stripe.stagedSinceLook & (STAMP_EVERY - 1)) == 0) {
+                        stampStaged(stripe);
+                    }
+                    return timeout;
+                }
+            } finally {
+                stripe.unlock();
+            }
+        }
+        return scheduleDirect(stripe, timeout, delayNanos);
+    }
+
+    /**
+     * A fast stream does not wait for the worker (which may be short of CPU): every so often a
+     * caller stamps its stripe's staged list itself, reading the clock under the lock, hence
+     * after every staged call. Called with the stripe's lock held.
+     */
+    private void stampStaged(WheelStripe stripe) {
+        stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+    }
+
+    /** The path when the worker is not ticking: read the clock, link, wake the worker if needed. */
+    private Timeout scheduleDirect(WheelStripe stripe, WheelTimeout timeout, long delayNanos) {
+        long now = clock.nanoTime() - startTime;
         long fireAt;
+        boolean activate = false;
         stripe.lock();
         try {
-            if (stopped) {
-                fireAt = -1;
+            if (stripe.staging) { // the worker started ticking meanwhile: stage after all
+                timeout.deadline = delayNanos;
+                stripe.wheel.stage(timeout);
+                stripe.stagedSinceLook++;
+                fireAt = STAGED;
+            } else if (stopped) {
+                fireAt = STOPPED;
             } else {
+                timeout.deadline = ManualClock.saturatedAdd(now, delayNanos);
                 fireAt = stripe.wheel.add(timeout);
+                activate = ++stripe.directSinceLook == ACTIVATE_AFTER_DIRECT;
             }
         } finally {
             stripe.unlock();
         }
-        if (fireAt < 0) {
+        if (fireAt == STOPPED) {
             releasePending(1);
-            throw new IllegalStateException("cannot schedule " + task + ": the timer is stopped");
+            throw new IllegalStateException("cannot schedule " + timeout.task() + ": the timer is stopped");
         }
-        if (manualDriver == null) {
-            Thread w = workerThread;
-            if (w == null) {
-                w = startWorker();
-            }
-            if (fireAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(fireAt)) {
-                LockSupport.unpark(w);
-            }
+        if (fireAt != STAGED && manualDriver == null) {
+            wakeWorkerFor(activate ? now : fireAt);
         }
         return timeout;
+    }
+
+    /**
+     * After a direct link: wakes the worker if it must pass before it planned to, that is, if
+     * the timeout is due earlier, or if enough direct links arrived since its last pass that it
+     * should start ticking (then {@code wakeAt} is now), so that a steady stream of schedules is
+     * staged, without a clock read or a wake-up per call.
+     */
+    private void wakeWorkerFor(long wakeAt) {
+        Thread w = workerThread;
+        if (w == null) {
+            w = startWorker();
+            if (w == null) {
+                return; // driven by hand (tests)
+            }
+        }
+        if (wakeAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(wakeAt)) {
+            LockSupport.unpark(w);
+        }
     }
 
     private void reservePending(TimerTask task) {
@@ -236,8 +312,10 @@ public final class HashedWheelTimer implements Timer {
             }
             try {
                 stopped = true;
+                long now = clock.nanoTime() - startTime;
                 for (WheelStripe stripe : stripes) {
-                    stripe.wheel.drainPending(left);
+                    stripe.staging = false;
+                    stripe.wheel.drainPending(left, now);
                 }
             } finally {
                 for (WheelStripe stripe : stripes) {
@@ -279,6 +357,9 @@ public final class HashedWheelTimer implements Timer {
     }
 
     private Thread startWorker() {
+        if (handDriven) {
+            return null;
+        }
         synchronized (lifecycle) {
             if (worker == null && !stopped) {
                 Thread t = threadFactory.newThread(this::workerLoop);
@@ -312,17 +393,138 @@ public final class HashedWheelTimer implements Timer {
     private void workerLoop() {
         List<WheelTimeout> due = new ArrayList<>();
         while (!stopped) {
-            WAKE_AT.setVolatile(this, Long.MAX_VALUE);
-            long next = expireAll(clock.nanoTime() - startTime, due);
-            lowerWakeAt(next);
+            pass(due);
             runAll(due);
             parkUntilDue();
         }
     }
 
     /**
+     * One pass of the worker: takes what is due into {@code due}, drains the staged lists, and
+     * sets {@code wakeAt} to when the next pass must happen.
+     *
+     * <p>Staging protocol. Each stripe's {@code staging} flag, its staged list and the
+     * counters are only touched under the stripe's lock, so for each stripe either a caller's
+     * lock section comes first (its timeout is in the list this pass drains, and the pass
+     * counts it as activity) or the pass comes first (the caller sees the flag this pass set).
+     * The worker keeps the flags up, and passes at least every {@code drainNanos}, while
+     * timeouts keep being staged; after {@link #QUIET_PASSES} passes without one, a pass lowers
+     * the flags and the worker may park until the next due tick. A caller that then finds the
+     * flag down reads the clock and links directly, waking the worker as before.
+     */
+    private void pass(List<WheelTimeout> due) {
+        WAKE_AT.setVolatile(this, Long.MAX_VALUE);
+        boolean staging = quietPasses < QUIET_PASSES;
+        long now = clock.nanoTime() - startTime;
+        long drainBy = ManualClock.saturatedAdd(now, drainNanos);
+        long next = Long.MAX_VALUE;
+        boolean busy = false;
+        int taken = 0;
+        for (WheelStripe stripe : stripes) {
+            int first = due.size();
+            stripe.lock();
+            try {
+                if (stopped) {
+                    return;
+                }
+                stripe.wheel.expire(now, due);
+                if (stripe.wheel.hasStaged()) {
+                    // Read under the lock: later than every staged call, so no deadline is early.
+                    stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+                } else {
+                    stripe.wheel.renewStagedAnchor();
+                }
+                busy |= stripe.stagedSinceLook > 0 || stripe.directSinceLook >= ACTIVATE_AFTER_DIRECT;
+                stripe.stagedSinceLook = 0;
+                stripe.directSinceLook = 0;
+                stripe.staging = staging;
+                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE));
+            } finally {
+                stripe.unlock();
+            }
+            taken += due.size() - first;
+        }
+        quietPasses = busy ? 0 : Math.min(QUIET_PASSES, quietPasses + 1);
+        if (staging || quietPasses < QUIET_PASSES) {
+            // Stripes accept staged timeouts (or will from the next pass): come back soon.
+            next = Math.min(next, drainBy);
+        }
+        if (taken > 0) {
+            releasePending(taken);
+        }
+        if (stripes.length > 1 && due.size() > 1) {
+            due.sort(WheelBuckets.BY_DEADLINE);
+        }
+        lowerWakeAt(next);
+    }
+
+    /**
+     * Tests only ({@link Builder#handDriven()}): runs one worker pass and its due tasks on the
+     * calling thread, and returns the relative time at which the worker would pass next.
+     */
+    long runWorkerPass() {
+        if (!handDriven) {
+            throw new IllegalStateException("not a hand-driven timer");
+        }
+        List<WheelTimeout> due = new ArrayList<>();
+        pass(due);
+        runAll(due);
+        return (long) WAKE_AT.getVolatile(this);
+    }
+
+    /** Tests only: relative time on this timer's clock. */
+    long relativeNow() {
+        return clock.nanoTime() - startTime;
+    }
+
+    /** Tests only: whether some stripe currently lets callers stage (the worker is ticking). */
+    boolean isStaging() {
+        for (WheelStripe stripe : stripes) {
+            stripe.lock();
+            try {
+                if (stripe.staging) {
+                    return true;
+                }
+            } finally {
+                stripe.unlock();
+            }
+        }
+        return false;
+    }
+
+    /** Tests only: the worker's staging interval in nanoseconds. */
+    long drainNanos() {
+        return drainNanos;
+    }
+
+    /** Tests only: whether {@code timeout} waits in a staged list (no deadline yet). */
+    boolean isStaged(Timeout timeout) {
+        WheelTimeout t = (WheelTimeout) timeout;
+        WheelStripe stripe = t.stripe();
+        stripe.lock();
+        try {
+            return stripe.wheel.isStaged(t);
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /** Tests only: the relative deadline of {@code timeout} (its delay while staged). */
+    long deadlineOf(Timeout timeout) {
+        WheelTimeout t = (WheelTimeout) timeout;
+        WheelStripe stripe = t.stripe();
+        stripe.lock();
+        try {
+            return t.deadline;
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /**
      * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns
-     * the earliest relative time at which a stripe has work next.
+     * the earliest relative time at which a stripe has work next. Used under a manual clock,
+     * where nothing is ever staged.
      */
     private long expireAll(long now, List<WheelTimeout> due) {
         long next = Long.MAX_VALUE;
@@ -442,8 +644,18 @@ public final class HashedWheelTimer implements Timer {
         private Executor taskExecutor;
         private long maxPendingTimeouts = -1;
         private ThreadFactory threadFactory = defaultThreadFactory();
+        private boolean handDriven;
 
         private Builder() {
+        }
+
+        /**
+         * Tests only: start no worker thread; the test runs the worker's passes itself with
+         * {@link HashedWheelTimer#runWorkerPass()} on a clock it controls.
+         */
+        Builder handDriven() {
+            this.handDriven = true;
+            return this;
         }
 
         /** The length of one tick: timeouts fire at most about this late. */

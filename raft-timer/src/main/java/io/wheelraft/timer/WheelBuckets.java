@@ -18,6 +18,13 @@ import java.util.List;
  * <p>Each slot keeps a lower bound of its deadlines ({@code minDeadline}); it is exact after
  * every sweep and may be stale-low after a cancel. That bound lets the owner find the next
  * tick with work without visiting empty ticks, which is what lets the worker park.
+ *
+ * <p>One more slot holds <em>staged</em> timeouts: scheduled while the worker was ticking, with
+ * their delay (not a deadline) in {@code deadline}, because the caller did not read the clock.
+ * {@link #drainStaged} turns each delay into a deadline from a clock reading taken after the
+ * caller's lock section ended, so the deadline is never earlier than "call time + delay". Being
+ * a slot like the others, a staged timeout is cancelled (unlinked), counted and drained by stop
+ * exactly like a linked one.
  */
 final class WheelBuckets {
 
@@ -27,6 +34,15 @@ final class WheelBuckets {
     private final int wheelSize;
     private final int mask;
     private final int overdueSlot;
+    /** The {@code slot} value of a staged timeout (an index past the arrays: staged ones live in {@link #staged}). */
+    private final int stagedSlot;
+    /**
+     * The staged list. It is anchored in a short-lived object, replaced at every drain, rather
+     * than in the long-lived slot arrays: with a generational collector such as G1, storing a
+     * young timeout into an old object costs a card-marking barrier with a full fence, and the
+     * staged list is written twice per schedule+cancel on the callers' fast path.
+     */
+    private StagedList staged = new StagedList();
     private final WheelTimeout[] heads;
     private final WheelTimeout[] tails;
     private final long[] minDeadline;
@@ -39,6 +55,7 @@ final class WheelBuckets {
         this.wheelSize = wheelSize;
         this.mask = wheelSize - 1;
         this.overdueSlot = wheelSize;
+        this.stagedSlot = wheelSize + 1;
         this.heads = new WheelTimeout[wheelSize + 1];
         this.tails = new WheelTimeout[wheelSize + 1];
         this.minDeadline = new long[wheelSize + 1];
@@ -66,6 +83,60 @@ final class WheelBuckets {
             minDeadline[slot] = t.deadline;
         }
         return boundary(tick);
+    }
+
+    /**
+     * Appends {@code t}, whose {@code deadline} field holds its delay, to the staged list; the
+     * owner must call {@link #drainStaged} within about a tick.
+     */
+    void stage(WheelTimeout t) {
+        StagedList list = staged;
+        WheelTimeout tail = list.tail;
+        t.slot = stagedSlot;
+        t.prev = tail;
+        t.next = null;
+        if (tail == null) {
+            list.head = t;
+        } else {
+            tail.next = t;
+        }
+        list.tail = t;
+        size++;
+    }
+
+    boolean hasStaged() {
+        return staged.head != null;
+    }
+
+    /** Replaces an empty staged list's anchor so that it stays young (see {@link #staged}). */
+    void renewStagedAnchor() {
+        if (staged.head == null) {
+            staged = new StagedList();
+        }
+    }
+
+    boolean isStaged(WheelTimeout t) {
+        return t.slot == stagedSlot;
+    }
+
+    /**
+     * Gives every staged timeout the deadline {@code now + delay} and links it into its slot,
+     * in staging order. {@code now} must have been read after the lock that guards this wheel
+     * was taken, so that it is not earlier than any staged call.
+     */
+    void drainStaged(long now) {
+        WheelTimeout t = staged.head;
+        staged = new StagedList();
+        while (t != null) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            t.prev = null;
+            t.slot = WheelTimeout.UNLINKED;
+            size--;
+            t.deadline = ManualClock.saturatedAdd(now, t.deadline);
+            add(t);
+            t = next;
+        }
     }
 
     /** Unlinks {@code t} if it is still in a slot; false if it was not (taken by a sweep or stop). */
@@ -107,6 +178,15 @@ final class WheelBuckets {
      * {@code Long.MAX_VALUE} if the wheel is empty. Visits at most one revolution of slots.
      */
     long nextFireTime() {
+        return nextFireTime(Long.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #nextFireTime()}, but the caller will pass again by {@code limit} anyway, so
+     * the scan stops at the tick holding {@code limit} and returns at most {@code limit}; a
+     * ticking worker then visits one or two slots per pass instead of a revolution.
+     */
+    long nextFireTime(long limit) {
         if (heads[overdueSlot] != null) {
             return boundary(processedTick + 1);
         }
@@ -115,15 +195,17 @@ final class WheelBuckets {
         }
         long earliest = Long.MAX_VALUE;
         for (long tick = processedTick + 1, end = tick + wheelSize; tick < end; tick++) {
-            long min = minDeadline[(int) (tick & mask)];
-            if (min == Long.MAX_VALUE) {
-                continue;
-            }
             long tickEnd = boundary(tick);
-            if (min <= tickEnd) {
-                return tickEnd;
+            long min = minDeadline[(int) (tick & mask)];
+            if (min != Long.MAX_VALUE) {
+                if (min <= tickEnd) {
+                    return tickEnd;
+                }
+                earliest = Math.min(earliest, min);
             }
-            earliest = Math.min(earliest, min);
+            if (tickEnd >= limit) {
+                return limit;
+            }
         }
         return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : boundary(ceilTick(earliest));
     }
@@ -143,9 +225,13 @@ final class WheelBuckets {
         return earliest;
     }
 
-    /** Unlinks everything still pending into {@code out} (used by stop). */
-    void drainPending(Collection<Timeout> out) {
-        for (int slot = 0; slot <= wheelSize; slot++) {
+    /**
+     * Unlinks everything still pending into {@code out} (used by stop); staged timeouts get the
+     * deadline {@code now + delay} so that the caller can order them with the rest.
+     */
+    void drainPending(Collection<Timeout> out, long now) {
+        drainStaged(now);
+        for (int slot = 0; slot <= overdueSlot; slot++) {
             WheelTimeout t = heads[slot];
             while (t != null) {
                 WheelTimeout next = t.next;
@@ -200,6 +286,10 @@ final class WheelBuckets {
 
     private void unlink(WheelTimeout t) {
         int slot = t.slot;
+        if (slot == stagedSlot) {
+            unlinkStaged(t);
+            return;
+        }
         WheelTimeout prev = t.prev;
         WheelTimeout next = t.next;
         if (prev == null) {
@@ -221,6 +311,26 @@ final class WheelBuckets {
         size--;
     }
 
+    private void unlinkStaged(WheelTimeout t) {
+        StagedList list = staged;
+        WheelTimeout prev = t.prev;
+        WheelTimeout next = t.next;
+        if (prev == null) {
+            list.head = next;
+        } else {
+            prev.next = next;
+        }
+        if (next == null) {
+            list.tail = prev;
+        } else {
+            next.prev = prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.slot = WheelTimeout.UNLINKED;
+        size--;
+    }
+
     private long ceilTick(long deadline) {
         if (deadline <= 0) {
             return 0;
@@ -231,5 +341,11 @@ final class WheelBuckets {
 
     private long boundary(long tick) {
         return tick > Long.MAX_VALUE / tickNanos ? Long.MAX_VALUE : tick * tickNanos;
+    }
+
+    /** Head and tail of the staged list; see {@link WheelBuckets#staged}. */
+    private static final class StagedList {
+        WheelTimeout head;
+        WheelTimeout tail;
     }
 }

@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The {@link Timeout} of a {@link HashedWheelTimer}, doubling as the node of its bucket's
- * doubly linked list. Its links change only under its stripe's lock. While it is linked only a
+ * doubly linked list (or of its stripe's staged list, which is just another slot). Its links change only under its stripe's lock. While it is linked only a
  * lock holder can take it, so a cancel then needs no CAS of its own; once the worker has taken
  * it off the wheel, the runner and a late cancel race with a CAS, so exactly one of "expired"
  * (runs) or "cancelled" wins.
@@ -31,8 +31,13 @@ final class WheelTimeout implements Timeout {
 
     private final WheelStripe stripe;
     private final TimerTask task;
-    /** Deadline in nanoseconds relative to the timer's start. */
-    final long deadline;
+    /**
+     * Deadline in nanoseconds relative to the timer's start; while the timeout is staged (handed
+     * to the worker without a clock read, see {@link WheelBuckets#stage}) it holds the delay
+     * instead, and the worker turns it into a deadline when it drains the staged list. Written
+     * only under the stripe's lock (or before the timeout is published).
+     */
+    long deadline;
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
@@ -42,10 +47,13 @@ final class WheelTimeout implements Timeout {
     WheelTimeout prev;
     int slot = UNLINKED;
 
-    WheelTimeout(WheelStripe stripe, TimerTask task, long deadline) {
+    WheelTimeout(WheelStripe stripe, TimerTask task) {
         this.stripe = stripe;
         this.task = task;
-        this.deadline = deadline;
+    }
+
+    WheelStripe stripe() {
+        return stripe;
     }
 
     @Override

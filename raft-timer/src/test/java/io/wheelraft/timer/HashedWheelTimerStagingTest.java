@@ -1,0 +1,398 @@
+package io.wheelraft.timer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The staged fast path of {@link HashedWheelTimer}: while the worker ticks, a schedule skips the
+ * clock and the worker stamps the deadline when it drains. Deterministic tests drive the
+ * worker's passes by hand on a clock the test sets (not a {@link ManualClock}, which never
+ * stages); the last tests run the real worker on the system clock.
+ */
+class HashedWheelTimerStagingTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** A clock the test sets, counting how often it is read. */
+    static final class SetClock implements Clock {
+        final AtomicLong now = new AtomicLong(1_000 * MS);
+        final AtomicLong reads = new AtomicLong();
+
+        @Override
+        public long nanoTime() {
+            reads.incrementAndGet();
+            return now.get();
+        }
+
+        void set(long nanos) {
+            now.set(nanos);
+        }
+    }
+
+    private final SetClock clock = new SetClock();
+    private final List<HashedWheelTimer> timers = new ArrayList<>();
+    private final List<String> fired = new ArrayList<>();
+
+    @AfterEach
+    void stopTimers() {
+        for (HashedWheelTimer t : timers) {
+            t.stop();
+        }
+    }
+
+    private HashedWheelTimer handDriven(long maxPending) {
+        HashedWheelTimer t = HashedWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS)
+                .ticksPerWheel(8).maxPendingTimeouts(maxPending).handDriven().build();
+        timers.add(t);
+        return t;
+    }
+
+    private TimerTask record(String name) {
+        return t -> fired.add(name);
+    }
+
+    /** Enough direct schedules (an hour out) to make the worker tick, then the passes that turn staging on. */
+    private static void startTicking(HashedWheelTimer timer) {
+        for (int i = 0; i < HashedWheelTimer.ACTIVATE_AFTER_DIRECT; i++) {
+            timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        }
+        timer.runWorkerPass(); // sees the burst: keeps ticking
+        timer.runWorkerPass(); // lets callers stage
+        assertTrue(timer.isStaging(), "worker should be ticking after a burst of schedules");
+    }
+
+    @Test
+    void aFewSchedulesDoNotMakeTheWorkerTick() {
+        HashedWheelTimer timer = handDriven(0);
+        for (int i = 0; i < HashedWheelTimer.ACTIVATE_AFTER_DIRECT - 1; i++) {
+            assertFalse(timer.isStaged(timer.newTimeout(t -> { }, 1, TimeUnit.HOURS)));
+        }
+        timer.runWorkerPass();
+        timer.runWorkerPass();
+        assertFalse(timer.isStaging());
+    }
+
+    @Test
+    void whileTheWorkerTicksSchedulingReadsNoClock() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long reads = clock.reads.get();
+        int n = HashedWheelTimer.STAMP_EVERY - 1; // the next one would stamp the list itself
+        for (int i = 0; i < n; i++) {
+            assertTrue(timer.isStaged(timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS)));
+        }
+        assertEquals(reads, clock.reads.get(), "a staged schedule must not read the clock");
+        assertEquals(HashedWheelTimer.ACTIVATE_AFTER_DIRECT + n, timer.pendingTimeouts());
+    }
+
+    @Test
+    void drainStampsTheDeadlineFromTheDrainTimeSoItNeverFiresEarly() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long calledAt = timer.relativeNow();
+        Timeout t = timer.newTimeout(record("x"), 10, TimeUnit.MILLISECONDS);
+        assertTrue(timer.isStaged(t));
+        assertEquals(10 * MS, timer.deadlineOf(t), "a staged timeout holds its delay");
+
+        clock.set(clock.now.get() + 400_000); // the drain comes 0.4 ms after the call
+        long drainedAt = timer.relativeNow();
+        timer.runWorkerPass();
+        assertFalse(timer.isStaged(t));
+        assertEquals(drainedAt + 10 * MS, timer.deadlineOf(t));
+        assertTrue(timer.deadlineOf(t) >= calledAt + 10 * MS);
+
+        clock.set(clock.now.get() + 10 * MS - 1);
+        timer.runWorkerPass();
+        assertEquals(List.of(), fired, "fired before its stamped deadline");
+        clock.set(clock.now.get() + 1);
+        timer.runWorkerPass();
+        assertEquals(List.of("x"), fired);
+        assertTrue(t.isExpired());
+    }
+
+    @Test
+    void aFastStreamStampsItsStagedTimeoutsWithoutWaitingForTheWorker() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long reads = clock.reads.get();
+        List<Timeout> stream = new ArrayList<>();
+        for (int i = 0; i < HashedWheelTimer.STAMP_EVERY - 1; i++) {
+            stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
+        }
+        assertTrue(stream.stream().allMatch(timer::isStaged));
+        clock.set(clock.now.get() + 100_000);
+        long stampedAt = timer.relativeNow();
+        stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
+        assertEquals(reads + 1, clock.reads.get() - 1, "one clock read per " + HashedWheelTimer.STAMP_EVERY
+                + " staged schedules (plus the test's own)");
+        for (Timeout t : stream) {
+            assertFalse(timer.isStaged(t));
+            assertEquals(stampedAt + 5 * MS, timer.deadlineOf(t));
+        }
+    }
+
+    @Test
+    void zeroDelayStagedTimeoutFiresOnTheNextPassAfterItsDrain() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        timer.newTimeout(record("now"), 0, TimeUnit.MILLISECONDS);
+        clock.set(clock.now.get() + 300_000);
+        timer.runWorkerPass();
+        assertEquals(List.of(), fired, "the drain time is the deadline; the pass that drained started earlier");
+        timer.runWorkerPass();
+        assertEquals(List.of("now"), fired);
+    }
+
+    @Test
+    void stagedTimeoutsWithEqualDelaysFireInSchedulingOrder() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        timer.newTimeout(record("a"), 5, TimeUnit.MILLISECONDS);
+        timer.newTimeout(record("b"), 5, TimeUnit.MILLISECONDS);
+        timer.newTimeout(record("early"), 4, TimeUnit.MILLISECONDS);
+        timer.runWorkerPass();
+        clock.set(clock.now.get() + 6 * MS);
+        timer.runWorkerPass();
+        assertEquals(List.of("early", "a", "b"), fired);
+    }
+
+    @Test
+    void cancelBeforeDrainReleasesTheTimeoutAndItNeverRuns() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long before = timer.pendingTimeouts();
+        Timeout previous = timer.newTimeout(record("previous"), 1, TimeUnit.MILLISECONDS);
+        Timeout next = timer.newTimeout(record("next"), 1, TimeUnit.MILLISECONDS);
+        assertTrue(previous.cancel(), "cancel of an undrained timeout");
+        assertTrue(previous.isCancelled());
+        assertFalse(previous.cancel(), "second cancel");
+        assertFalse(timer.isStaged(previous), "unlinked from the staged list at once");
+        assertEquals(before + 1, timer.pendingTimeouts());
+        timer.runWorkerPass();
+        clock.set(clock.now.get() + 5 * MS);
+        timer.runWorkerPass();
+        assertEquals(List.of("next"), fired);
+        assertTrue(next.isExpired());
+        assertFalse(previous.isExpired());
+    }
+
+    @Test
+    void maxPendingTimeoutsCountsStagedTimeoutsExactly() {
+        int limit = HashedWheelTimer.ACTIVATE_AFTER_DIRECT + 2;
+        HashedWheelTimer timer = handDriven(limit);
+        startTicking(timer);
+        Timeout a = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        assertTrue(timer.isStaged(a));
+        RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
+                () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
+        assertTrue(e.getMessage().contains("(" + (limit + 1) + ")"), e.getMessage());
+        assertTrue(a.cancel());
+        assertTrue(timer.isStaged(timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS)));
+        assertEquals(limit, timer.pendingTimeouts());
+    }
+
+    @Test
+    void stopReturnsUndrainedTimeoutsInDeadlineOrderAndRunsNone() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        Timeout later = timer.newTimeout(record("later"), 20, TimeUnit.MILLISECONDS);
+        Timeout sooner = timer.newTimeout(record("sooner"), 10, TimeUnit.MILLISECONDS);
+        Timeout cancelled = timer.newTimeout(record("cancelled"), 5, TimeUnit.MILLISECONDS);
+        cancelled.cancel();
+        Set<Timeout> left = timer.stop();
+        List<Timeout> order = new ArrayList<>(left);
+        assertEquals(HashedWheelTimer.ACTIVATE_AFTER_DIRECT + 2, left.size());
+        assertEquals(sooner, order.get(0));
+        assertEquals(later, order.get(1));
+        assertFalse(left.contains(cancelled));
+        assertFalse(sooner.isExpired() || sooner.isCancelled());
+        assertEquals(0, timer.pendingTimeouts());
+        assertFalse(timer.isStaging(), "stop lowers the staging flags");
+        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS));
+        assertEquals(0, timer.pendingTimeouts());
+        assertEquals(List.of(), fired);
+    }
+
+    @Test
+    void afterQuietPassesTheWorkerStopsTickingAndSchedulesReadTheClock() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long now = timer.relativeNow();
+        List<Long> wakes = new ArrayList<>();
+        while (timer.isStaging()) {
+            wakes.add(timer.runWorkerPass());
+            assertTrue(wakes.size() <= HashedWheelTimer.QUIET_PASSES, "still ticking after " + wakes);
+        }
+        for (long wake : wakes.subList(0, wakes.size() - 1)) {
+            assertTrue(wake <= now + timer.drainNanos(), "a ticking worker passes again within the drain interval");
+        }
+        long idleWake = wakes.get(wakes.size() - 1); // the pass that lowered the flags
+        assertTrue(idleWake > now + TimeUnit.MINUTES.toNanos(59), "an idle worker parks until the next due tick: " + idleWake);
+
+        clock.set(clock.now.get() + 7 * MS);
+        Timeout t = timer.newTimeout(t2 -> { }, 3, TimeUnit.MILLISECONDS);
+        assertFalse(timer.isStaged(t));
+        assertEquals(timer.relativeNow() + 3 * MS, timer.deadlineOf(t), "a direct schedule stamps its own clock reading");
+    }
+
+    @Test
+    void aScheduleJustBeforeTheIdlePassIsDrainedAndKeepsTheWorkerTicking() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        // startTicking's second pass was the first quiet one; after these the next pass would
+        // lower the flags, but a schedule wins the stripe lock first.
+        for (int i = 0; i < HashedWheelTimer.QUIET_PASSES - 1; i++) {
+            timer.runWorkerPass();
+            assertTrue(timer.isStaging());
+        }
+        Timeout t = timer.newTimeout(record("x"), 2, TimeUnit.MILLISECONDS);
+        assertTrue(timer.isStaged(t));
+        long now = timer.relativeNow();
+        long wake = timer.runWorkerPass();
+        assertFalse(timer.isStaged(t), "drained by the idle pass");
+        assertTrue(wake <= now + timer.drainNanos(), "activity seen: the worker keeps ticking");
+        timer.runWorkerPass();
+        assertTrue(timer.isStaging(), "and lets callers stage again");
+        clock.set(clock.now.get() + 2 * MS);
+        timer.runWorkerPass();
+        assertEquals(List.of("x"), fired);
+    }
+
+    @Test
+    void manualClockTimerNeverStages() {
+        ManualClock manual = new ManualClock();
+        HashedWheelTimer timer = HashedWheelTimer.builder().clock(manual).build();
+        timers.add(timer);
+        List<Timeout> all = new ArrayList<>();
+        for (int i = 0; i < 10 * HashedWheelTimer.ACTIVATE_AFTER_DIRECT; i++) {
+            all.add(timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS));
+        }
+        manual.advance(0, TimeUnit.MILLISECONDS);
+        for (Timeout t : all) {
+            assertFalse(timer.isStaged(t));
+        }
+        manual.advanceMillis(1);
+        assertTrue(all.stream().allMatch(Timeout::isExpired));
+    }
+
+    // ---- the real worker on the system clock ----
+
+    @Test
+    void aSteadyStreamIsStagedAndAnIdleWorkerStopsTicking() throws Exception {
+        HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(1, TimeUnit.MILLISECONDS).build();
+        timers.add(timer);
+        AtomicReference<Timeout> last = new AtomicReference<>();
+        TimerContractTest.waitFor(() -> {
+            Timeout t = timer.newTimeout(x -> { }, 1, TimeUnit.SECONDS);
+            Timeout previous = last.getAndSet(t);
+            if (previous != null) {
+                previous.cancel();
+            }
+            return timer.isStaged(t);
+        }, "a stream of schedules to be staged");
+        last.get().cancel();
+        TimerContractTest.waitFor(() -> !timer.isStaging(), "the worker to stop ticking once schedules stop");
+        assertEquals(0, timer.pendingTimeouts());
+    }
+
+    /**
+     * Threads schedule in bursts separated by pauses of varying length, so the worker keeps
+     * switching between ticking (staged schedules) and parking (direct ones), and schedules
+     * race the pass that switches. Every timeout must run exactly once unless cancelled, none
+     * before its delay has passed since the call began, and none may be stranded by a worker
+     * that parked while a timeout was staged.
+     */
+    @Test
+    void burstsRacingTheWorkersIdleSwitchNeverLoseOrEarlyFireATimeout() throws Exception {
+        HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(1, TimeUnit.MILLISECONDS).build();
+        timers.add(timer);
+        int threads = 3;
+        int perThread = 4_000;
+        int n = threads * perThread;
+        AtomicIntegerArray runs = new AtomicIntegerArray(n);
+        AtomicLongArray earliestAllowed = new AtomicLongArray(n);
+        AtomicLongArray ranAt = new AtomicLongArray(n);
+        Timeout[] handles = new Timeout[n];
+        AtomicInteger stagedSeen = new AtomicInteger();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int w = 0; w < threads; w++) {
+            int base = w * perThread;
+            Thread th = new Thread(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                int i = base;
+                while (i < base + perThread) {
+                    int burst = 1 + r.nextInt(3 * HashedWheelTimer.ACTIVATE_AFTER_DIRECT);
+                    for (int k = 0; k < burst && i < base + perThread; k++, i++) {
+                        int id = i;
+                        long delay = r.nextInt(2_500);
+                        earliestAllowed.set(id, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(delay));
+                        handles[id] = timer.newTimeout(t -> {
+                            ranAt.set(id, System.nanoTime());
+                            runs.incrementAndGet(id);
+                        }, delay, TimeUnit.MICROSECONDS);
+                        if (timer.isStaged(handles[id])) {
+                            stagedSeen.incrementAndGet();
+                        }
+                        if (r.nextInt(4) == 0) {
+                            handles[id].cancel(); // the reset pattern, on a quarter of them
+                        }
+                    }
+                    // A pause of 0 to ~4 ms: sometimes shorter, sometimes longer than it takes
+                    // the worker to stop ticking.
+                    long pauseUntil = System.nanoTime() + r.nextLong(4 * MS);
+                    while (System.nanoTime() < pauseUntil) {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+            workers.add(th);
+            th.start();
+        }
+        go.countDown();
+        for (Thread th : workers) {
+            th.join();
+        }
+        TimerContractTest.waitFor(() -> timer.pendingTimeouts() == 0, "every timeout to leave the wheel");
+        TimerContractTest.waitFor(() -> {
+            for (int i = 0; i < n; i++) {
+                if (!handles[i].isCancelled() && runs.get(i) == 0) {
+                    return false;
+                }
+            }
+            return true;
+        }, "every uncancelled timeout to run");
+        for (int i = 0; i < n; i++) {
+            Timeout h = handles[i];
+            assertEquals(h.isCancelled() ? 0 : 1, runs.get(i), "timeout " + i + " " + h);
+            if (!h.isCancelled()) {
+                long early = earliestAllowed.get(i) - ranAt.get(i);
+                assertTrue(early <= 0, "timeout " + i + " fired " + early + " ns early");
+            }
+        }
+        assertTrue(stagedSeen.get() > 0, "the staged path was never taken");
+    }
+}
