@@ -323,4 +323,37 @@ class RaftCoreElectionTest {
         assertTrue(f.fx.sends().isEmpty(), "started a pre-vote right after voting for n3: " + f.fx.sends());
         assertFalse(f.core.leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
     }
+
+    /**
+     * Failover under load: the followers' logs usually differ by a few entries when the leader
+     * dies. If the one behind fires first, it cannot win; the one ahead, refusing it, campaigns
+     * at once instead of waiting for its own timer (chaos runs: half the rounds waited for it).
+     */
+    @Test
+    void aVoterAheadOfAPreVoteCandidateCampaignsAtOnce() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        int before = ahead.fx.sends().size();
+
+        RequestVoteResponse r = ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS);
+        assertFalse(r.getGranted(), "a candidate missing entry 2 must not win");
+        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
+        assertEquals(2, sent.size(), "the voter ahead starts its own pre-vote: " + sent);
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote));
+        assertEquals(2, sent.get(0).vote().getLastLogIndex());
+
+        // A second refusal while that round is open does not start another one.
+        ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS + 1);
+        assertEquals(before + 2, ahead.fx.sends().size());
+    }
+
+    @Test
+    void aVoterThatStillHearsItsLeaderDoesNotCampaignOnAPreVoteFromBehind() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        int before = ahead.fx.sends().size();
+        assertFalse(ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 200).getGranted());
+        assertEquals(before, ahead.fx.sends().size(), "campaigned against a live leader: " + ahead.fx.sends());
+    }
 }
