@@ -751,7 +751,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLaneHere(() -> {
+            // Not onLaneHere: winning a round writes the new term and vote synchronously, and that
+            // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
+            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
                 if (resp != null) {
                     core.handleRequestVoteResponse(to, request, resp, now());
                 } else {
