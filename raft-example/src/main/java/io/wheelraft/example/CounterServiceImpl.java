@@ -45,6 +45,13 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
 
     private static final Logger LOG = LoggerFactory.getLogger(CounterServiceImpl.class);
 
+    /**
+     * Increments one IncrStream may have unanswered. A client that keeps sending without reading
+     * would otherwise make the server hold an unbounded number of answers for it.
+     */
+    static final int DEFAULT_MAX_UNANSWERED_PER_STREAM = 1 << 16;
+
+    private final int maxUnansweredPerStream;
     private final AtomicReference<Node> node = new AtomicReference<>();
     private final CounterStateMachine stateMachine;
     private final Timer incrLatency;
@@ -60,6 +67,15 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
     }
 
     public CounterServiceImpl(CounterStateMachine stateMachine, MeterRegistry registry) {
+        this(stateMachine, registry, DEFAULT_MAX_UNANSWERED_PER_STREAM);
+    }
+
+    /** {@code maxUnansweredPerStream}: increments one IncrStream may have in flight before the rest are refused BUSY. */
+    CounterServiceImpl(CounterStateMachine stateMachine, MeterRegistry registry, int maxUnansweredPerStream) {
+        if (maxUnansweredPerStream <= 0) {
+            throw new IllegalArgumentException("maxUnansweredPerStream must be > 0, was " + maxUnansweredPerStream);
+        }
+        this.maxUnansweredPerStream = maxUnansweredPerStream;
         this.stateMachine = stateMachine;
         this.incrLatency = Timer.builder("counter.incr.latency").description("Incr served by this node, OK answers")
                 .publishPercentiles(0.5, 0.99, 0.999).register(registry);
@@ -142,14 +158,23 @@ public final class CounterServiceImpl extends CounterServiceGrpc.CounterServiceI
 
         @Override
         public void onNext(IncrCalls calls) {
-            synchronized (this) {
-                unanswered += calls.getCallsCount();
-            }
-            // Calls refused at once (not the leader, bad input) are answered together.
+            // Calls refused at once (not the leader, bad input, too many in flight) are answered together.
             AnswerBatch.collect(() -> {
                 for (IncrCall call : calls.getCallsList()) {
                     long id = call.getCallId();
-                    incr(call.getRequest(), response -> answer(IncrReply.newBuilder().setCallId(id).setResponse(response).build()));
+                    boolean admitted;
+                    synchronized (this) {
+                        admitted = unanswered < maxUnansweredPerStream;
+                        unanswered++;
+                    }
+                    Consumer<CounterResponse> reply = response -> answer(IncrReply.newBuilder().setCallId(id).setResponse(response).build());
+                    if (admitted) {
+                        incr(call.getRequest(), reply);
+                    } else {
+                        incrFailed.increment();
+                        reply.accept(failed(RaftError.BUSY, maxUnansweredPerStream
+                                + " increments of this stream are still unanswered; read the answers, then retry"));
+                    }
                 }
             });
         }
