@@ -1,7 +1,5 @@
 package io.wheelraft.bench;
 
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.wheelraft.rpc.proto.counter.CounterOutcome;
@@ -13,14 +11,11 @@ import io.wheelraft.rpc.proto.counter.IncrReplies;
 import io.wheelraft.rpc.proto.counter.IncrReply;
 import io.wheelraft.rpc.proto.counter.IncrRequest;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,17 +33,9 @@ import java.util.concurrent.TimeoutException;
  * <p>Thread-safe under {@link CounterClient}'s one-request-per-slot rule; sends on a stream are
  * serialized by its lock (gRPC streams are not thread-safe).
  */
-final class WheelRaftStreamCounterClient implements CounterClient {
+final class WheelRaftStreamCounterClient extends WheelRaftClientBase {
 
-    private static final long DEADLINE_MS = 5_000;
-
-    private final List<String> endpoints;
-    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private final String sessionPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
-    private final long[] sequences = new long[MAX_SLOTS];
     private final ScheduledExecutorService deadlines = deadlineTimer();
-    private volatile String leader;
-    private int rotation;
     private Stream stream; // guarded by this
 
     private static ScheduledExecutorService deadlineTimer() {
@@ -62,32 +49,14 @@ final class WheelRaftStreamCounterClient implements CounterClient {
     }
 
     WheelRaftStreamCounterClient(List<String> endpoints) {
-        this.endpoints = List.copyOf(endpoints);
-        this.leader = endpoints.get(0);
-    }
-
-    @Override
-    public void awaitLeader(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last = "no attempt";
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                increment(0).get(DEADLINE_MS + 1000, TimeUnit.MILLISECONDS);
-                return;
-            } catch (ExecutionException | TimeoutException e) {
-                last = String.valueOf(e.getCause() == null ? e : e.getCause());
-                Thread.sleep(50); // an election is running; poll again shortly
-            }
-        }
-        throw new IllegalStateException("WheelRaft: no leader acknowledged an increment within " + timeout + "; last: " + last);
+        super(endpoints);
     }
 
     @Override
     public CompletableFuture<Long> increment(int slot) {
-        IncrRequest request = IncrRequest.newBuilder().setGroupId("counter").setClientId(sessionPrefix + slot)
-                .setSequence(++sequences[slot]).setDelta(1).build();
+        IncrRequest request = nextIncrement(slot);
         CompletableFuture<Long> result = new CompletableFuture<>();
-        streamTo(leader).send(request, result);
+        streamTo(leader()).send(request, result);
         return result;
     }
 
@@ -101,18 +70,6 @@ final class WheelRaftStreamCounterClient implements CounterClient {
         return stream;
     }
 
-    private synchronized void moveLeader(String failed, String hint) {
-        if (!failed.equals(leader)) {
-            return; // someone already moved it
-        }
-        leader = !hint.isEmpty() ? hint : endpoints.get(Math.floorMod(++rotation, endpoints.size()));
-    }
-
-    private ManagedChannel channel(String endpoint) {
-        // directExecutor: answers are handled on the channel's I/O thread; the callback only records and sends the next request.
-        return channels.computeIfAbsent(endpoint, e -> ManagedChannelBuilder.forTarget(e).usePlaintext().directExecutor().build());
-    }
-
     @Override
     public void close() {
         synchronized (this) {
@@ -121,7 +78,7 @@ final class WheelRaftStreamCounterClient implements CounterClient {
             }
         }
         deadlines.shutdownNow();
-        channels.values().forEach(ManagedChannel::shutdownNow);
+        closeChannels();
     }
 
     /** One IncrStream to one server and the calls waiting on it. */
