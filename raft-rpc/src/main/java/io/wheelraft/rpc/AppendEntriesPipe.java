@@ -32,12 +32,15 @@ import java.util.function.BooleanSupplier;
  */
 final class AppendEntriesPipe {
 
+    /** Names the calls in errors: "AppendEntries to host:port". */
+    private final String what;
     private final ManagedChannel channel;
     private final ScheduledExecutorService scheduler;
     private final BooleanSupplier transportClosed;
     private Stream current;
 
-    AppendEntriesPipe(ManagedChannel channel, ScheduledExecutorService scheduler, BooleanSupplier transportClosed) {
+    AppendEntriesPipe(String endpoint, ManagedChannel channel, ScheduledExecutorService scheduler, BooleanSupplier transportClosed) {
+        this.what = "AppendEntries to " + endpoint;
         this.channel = channel;
         this.scheduler = scheduler;
         this.transportClosed = transportClosed;
@@ -47,7 +50,7 @@ final class AppendEntriesPipe {
      * Sends one request; {@code release} runs exactly once when the call ends either way (it gives
      * back the in-flight bytes).
      */
-    synchronized CompletableFuture<AppendEntriesResponse> send(String what, AppendEntriesRequest request, long timeoutMs, Runnable release) {
+    synchronized CompletableFuture<AppendEntriesResponse> send(AppendEntriesRequest request, long timeoutMs, Runnable release) {
         if (current == null || current.dead) {
             current = new Stream();
             current.requests = RaftServiceGrpc.newStub(channel).appendEntriesStream(current);

@@ -55,7 +55,7 @@ final class ChannelPool implements AutoCloseable {
         new OutboundConnectionWatcher(endpoint, channel, listeners, scheduler, options).start();
         LOG.debug("opened channel to {}", endpoint);
         return new Remote(channel, new InFlightBytes(options.maxOutboundInFlightBytesPerEndpoint()),
-                new AppendEntriesPipe(channel, scheduler, () -> closed));
+                new AppendEntriesPipe(endpoint, channel, scheduler, () -> closed));
     }
 
     @Override

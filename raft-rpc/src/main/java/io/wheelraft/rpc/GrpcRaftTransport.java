@@ -113,13 +113,14 @@ public final class GrpcRaftTransport implements RaftTransport {
 
     @Override
     public CompletableFuture<AppendEntriesResponse> appendEntries(PeerId target, AppendEntriesRequest request, long timeoutMs) {
-        String what = "AppendEntries to " + target;
-        ChannelPool.Remote remote = admit(what, target, request, timeoutMs);
+        // No per-call label is built here (the replication hot path): the pipe names its endpoint
+        // in errors, and the refusal below builds its message only when it happens.
+        ChannelPool.Remote remote = admit("AppendEntries", target, request, timeoutMs);
         if (remote == null) {
-            return admissionFailure(what, target, request);
+            return admissionFailure("AppendEntries to " + target, target, request);
         }
         int size = request.getSerializedSize();
-        return remote.appendEntries().send(what, request, timeoutMs, () -> remote.inFlight().release(size));
+        return remote.appendEntries().send(request, timeoutMs, () -> remote.inFlight().release(size));
     }
 
     @Override
