@@ -90,6 +90,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private volatile long term;
     private volatile PeerId leader;
     private volatile long commitIndex;
+    /** Last index this node proposed as leader; with {@link #commitIndex}, tells whether anything is in flight. */
+    private volatile long lastProposedIndex;
     private volatile long lastLeaderContactMs;
     private volatile Configuration configuration;
     private volatile Map<PeerId, Long> matchIndexes = Map.of();
@@ -107,7 +109,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
         this.random = new Random(options.randomSeed());
-        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, this::proposeBatch);
+        this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
+                () -> commitIndex >= lastProposedIndex, this::proposeBatch);
     }
 
     /**
@@ -345,7 +348,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             return;
         }
         long first = core.propose(data, now());
-        metrics.proposed(first + data.size() - 1, nanos());
+        lastProposedIndex = first + data.size() - 1;
+        metrics.proposed(lastProposedIndex, nanos());
         for (int i = 0; i < dones.size(); i++) {
             closures.append(first + i, dones.get(i));
         }

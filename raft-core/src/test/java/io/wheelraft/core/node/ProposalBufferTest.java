@@ -51,6 +51,40 @@ class ProposalBufferTest {
     }
 
     @Test
+    void withNothingInFlightTheCallerRunsTheDrainItself() {
+        boolean[] idle = {true};
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> idle[0], batches::add);
+        Task first = task(1);
+        assertTrue(buffer.offer(first));
+        assertEquals(List.of(List.of(first)), batches, "proposed on the caller's thread, no lane hop");
+        assertTrue(lane.isEmpty());
+
+        idle[0] = false; // now an entry is waiting for commit: batch behind the lane hand-off
+        Task second = task(2);
+        Task third = task(3);
+        assertTrue(buffer.offer(second));
+        assertTrue(buffer.offer(third));
+        assertEquals(1, batches.size(), "nothing proposed until the lane runs");
+        assertEquals(1, lane.size());
+        runLane();
+        assertEquals(List.of(second, third), batches.get(1), "the two calls made while busy form one batch");
+    }
+
+    @Test
+    void aDrainAlreadyPostedToTheLaneIsNotRunAgainInline() {
+        boolean[] idle = {false};
+        List<Runnable> inline = new ArrayList<>();
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, inline::add, () -> idle[0], batches::add);
+        assertTrue(buffer.offer(task(1)));
+        idle[0] = true;
+        assertTrue(buffer.offer(task(2)));
+        assertTrue(inline.isEmpty(), "the pending lane drain takes the second task too");
+        runLane();
+        assertEquals(1, batches.size());
+        assertEquals(2, batches.get(0).size());
+    }
+
+    @Test
     void refusesPastCapacityAndAcceptsAgainOnceDrained() {
         ProposalBuffer buffer = new ProposalBuffer(3, lane::add, batches::add);
         assertTrue(buffer.offer(task(1)));
