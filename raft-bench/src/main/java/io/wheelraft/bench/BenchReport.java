@@ -97,7 +97,12 @@ final class BenchReport {
 
     /** The generated block: run facts, the table and the charts (paths relative to docs/). */
     static String block(String runFacts, List<BenchResult> results) {
-        return BEGIN + "\n\n" + runFacts + "\n\n" + table(results) + "\n"
+        return block(runFacts, results, "");
+    }
+
+    /** The generated block with {@code extra} markdown (e.g. per-round ratios) after the table. */
+    static String block(String runFacts, List<BenchResult> results, String extra) {
+        return BEGIN + "\n\n" + runFacts + "\n\n" + table(results) + "\n" + (extra.isEmpty() ? "" : extra + "\n")
                 + "![ops/s per in-flight count](benchmarks/" + THROUGHPUT_PNG + ")\n"
                 + "![p99 latency per in-flight count](benchmarks/" + P99_PNG + ")\n\n" + END;
     }

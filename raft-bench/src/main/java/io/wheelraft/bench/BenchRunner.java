@@ -22,9 +22,14 @@ import java.util.stream.Stream;
  * warm-up, then the same closed-loop increment load at each in-flight count. Prints one line per
  * point and writes the table and charts (see {@link BenchReport}).
  *
+ * <p>With {@code --rounds R} the whole pass is repeated R times, the systems taking turns in each
+ * round, and the report adds each round's ratios of the first system to the others and their
+ * median (see {@link RoundsSummary}: this machine's speed drifts, and a ratio within one round
+ * compares the systems under the same drift).
+ *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -40,6 +45,7 @@ public final class BenchRunner {
     static final List<String> SERVER_JVM_OPTIONS = List.of("-Xms512m", "-Xmx512m", "-XX:+UseG1GC");
 
     private int durationSecs = 30;
+    private int rounds = 1;
     private int warmupSecs = 10;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
@@ -74,6 +80,7 @@ public final class BenchRunner {
             String a = args[i];
             switch (a) {
                 case "--duration" -> durationSecs = positive(a, value(args, ++i, a));
+                case "--rounds" -> rounds = positive(a, value(args, ++i, a));
                 case "--warmup" -> warmupSecs = nonNegative(a, value(args, ++i, a));
                 case "--settle" -> settleSecs = nonNegative(a, value(args, ++i, a));
                 case "--in-flight" -> {
@@ -105,23 +112,36 @@ public final class BenchRunner {
 
     private void run(String argLine) throws Exception {
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("wheelraft-bench-");
-        List<BenchResult> results = new ArrayList<>();
+        RoundsSummary summary = new RoundsSummary();
         Instant started = Instant.now();
-        for (String key : systems) {
-            BenchSystem system = BenchSystem.byKey(key, counterJar, electionTimeoutMs);
-            results.addAll(measure(system, work.resolve(system.key())));
+        String reference = null;
+        for (int round = 1; round <= rounds; round++) {
+            for (String key : systems) {
+                BenchSystem system = BenchSystem.byKey(key, counterJar, electionTimeoutMs);
+                reference = reference == null ? system.label() : reference;
+                Path dir = rounds == 1 ? work.resolve(system.key()) : work.resolve("round-" + round).resolve(system.key());
+                measure(round, system, dir).forEach(summary::add);
+            }
         }
+        List<BenchResult> results = summary.combined();
         String facts = runFacts(argLine, started);
+        String ratios = rounds == 1 || systems.size() < 2 ? ""
+                : "Per round (" + rounds + " rounds, the systems taking turns in each), " + reference + " against each other system:\n\n"
+                + summary.ratioTable(reference);
         System.out.println();
         System.out.println(facts);
         System.out.println();
         System.out.print(BenchReport.table(results));
+        if (!ratios.isEmpty()) {
+            System.out.println();
+            System.out.print(ratios);
+        }
         if (docs != null) {
             Path dir = docs.resolve("benchmarks");
             BenchReport.charts(results, dir);
             Files.writeString(dir.resolve("cluster-comparison.md"), "# Cluster benchmark: last run\n\n" + facts + "\n\n"
-                    + BenchReport.table(results), StandardCharsets.UTF_8);
-            BenchReport.updateDocs(docs.resolve("benchmarks.md"), BenchReport.block(facts, results));
+                    + BenchReport.table(results) + (ratios.isEmpty() ? "" : "\n" + ratios), StandardCharsets.UTF_8);
+            BenchReport.updateDocs(docs.resolve("benchmarks.md"), BenchReport.block(facts, results, ratios));
             System.out.println("\nwrote " + dir.resolve("cluster-comparison.md") + ", " + dir.resolve(BenchReport.THROUGHPUT_PNG) + ", "
                     + dir.resolve(BenchReport.P99_PNG) + " and the results block of " + docs.resolve("benchmarks.md"));
         }
@@ -132,7 +152,7 @@ public final class BenchRunner {
         }
     }
 
-    private List<BenchResult> measure(BenchSystem system, Path runDir) throws Exception {
+    private List<RoundsSummary.Point> measure(int round, BenchSystem system, Path runDir) throws Exception {
         List<List<String>> extra = new ArrayList<>();
         if (jfr && system.key().startsWith("wheelraft")) {
             for (int i = 0; i < 3; i++) {
@@ -140,8 +160,8 @@ public final class BenchRunner {
             }
         }
         Files.createDirectories(runDir);
-        List<BenchResult> results = new ArrayList<>();
-        System.out.printf(Locale.ROOT, "%s: starting 3 nodes under %s%n", system.label(), runDir);
+        List<RoundsSummary.Point> results = new ArrayList<>();
+        System.out.printf(Locale.ROOT, "%s%s: starting 3 nodes under %s%n", rounds > 1 ? "round " + round + ", " : "", system.label(), runDir);
         try (ServerCluster cluster = ServerCluster.start(3, runDir, SERVER_JVM_OPTIONS, extra, system.command());
              CounterClient client = system.clients().apply(cluster.endpoints())) {
             long t0 = System.nanoTime();
@@ -160,7 +180,7 @@ public final class BenchRunner {
                 ClosedLoopLoad.Measurement m = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L);
                 BenchResult r = new BenchResult(system.label(), n, m.opsPerSecond(), m.percentileMillis(50), m.percentileMillis(99),
                         m.percentileMillis(99.9), m.acknowledged(), m.failed(), load);
-                results.add(r);
+                results.add(new RoundsSummary.Point(round, system.label(), n, m, load));
                 System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms (%d failed; load avg %.2f)%n",
                         system.label(), n, r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), r.failed(), load);
             }
@@ -172,10 +192,12 @@ public final class BenchRunner {
     }
 
     private String runFacts(String argLine, Instant started) {
-        return String.format(Locale.ROOT, "Run of %s UTC: `BenchRunner %s`; %d s measured per point after %d s warm-up (16 in flight) "
+        return String.format(Locale.ROOT, "Run of %s UTC: `BenchRunner %s`; %d s measured per point%s after %d s warm-up (16 in flight) "
                         + "and %d s settling at each count; election timeout %d ms; server JVMs `%s`; %d cores, JDK %s; "
                         + "1-minute load average %.2f at the end.",
-                started.truncatedTo(ChronoUnit.SECONDS), argLine.isEmpty() ? "(defaults)" : argLine, durationSecs, warmupSecs, settleSecs,
+                started.truncatedTo(ChronoUnit.SECONDS), argLine.isEmpty() ? "(defaults)" : argLine, durationSecs,
+                rounds == 1 ? "" : " in each of " + rounds + " rounds (" + rounds * durationSecs + " s in all; each system restarted per round)",
+                warmupSecs, settleSecs,
                 electionTimeoutMs, String.join(" ", SERVER_JVM_OPTIONS), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), loadAverage());
     }
