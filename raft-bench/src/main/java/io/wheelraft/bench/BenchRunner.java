@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * point and writes the table and charts (see {@link BenchReport}).
  *
  * <p>With {@code --rounds R} the whole pass is repeated R times, the systems taking turns in each
- * round, and the report adds each round's ratios of the first system to the others and their
+ * round (each round starting one system further along the list), and the report adds each round's ratios of the first system to the others and their
  * median (see {@link RoundsSummary}: this machine's speed drifts, and a ratio within one round
  * compares the systems under the same drift).
  *
@@ -116,9 +116,12 @@ public final class BenchRunner {
         Instant started = Instant.now();
         String reference = null;
         for (int round = 1; round <= rounds; round++) {
-            for (String key : systems) {
+            // Each round starts with the next system, so none always runs first (after a pause) or
+            // always right after the heaviest one (whose leftovers, such as dirty pages, slow the next).
+            for (int turn = 0; turn < systems.size(); turn++) {
+                String key = systems.get((turn + round - 1) % systems.size());
                 BenchSystem system = BenchSystem.byKey(key, counterJar, electionTimeoutMs);
-                reference = reference == null ? system.label() : reference;
+                reference = reference == null ? BenchSystem.byKey(systems.get(0), counterJar, electionTimeoutMs).label() : reference;
                 Path dir = rounds == 1 ? work.resolve(system.key()) : work.resolve("round-" + round).resolve(system.key());
                 measure(round, system, dir).forEach(summary::add);
             }
