@@ -194,6 +194,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> lastLeaderContactMs, lane, new TimerEvents());
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
+        prepareConnections(memberships.current());
         lane.execute(() -> {
             applyRoleTimers(core.role());
             if (options.snapshotIntervalSecs() > 0) {
@@ -698,6 +699,21 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     // ------------------------------------------------------------------ carrying out decisions
 
+    /**
+     * A voter keeps connections open to the other voters: it may have to ask them for votes, and
+     * a failover should not wait for a connection to open (a restarted node has dialled no one).
+     */
+    private void prepareConnections(Membership membership) {
+        if (!membership.isVoter(self)) {
+            return;
+        }
+        for (PeerId p : membership.voters()) {
+            if (!p.equals(self)) {
+                transport.prepareConnection(p);
+            }
+        }
+    }
+
     private void applyRoleTimers(Role r) {
         switch (r) {
             case LEADER -> {
@@ -838,6 +854,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
+            prepareConnections(membership);
         }
 
         @Override
