@@ -687,10 +687,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public void onConnectionLost(String endpoint) {
         onLane(() -> {
             if (core.onConnectionLost(endpoint, now())) {
-                int grace = options.connectionLostGraceMs();
-                // Jitter in [grace, 1.5*grace): the followers of a dead leader should not campaign in
-                // the same instant; when they still do, the weaker candidate yields at once.
-                int delay = NodeTimers.randomIn(random, grace, grace + Math.max(1, grace / 2));
+                // The core ranks the followers half a grace apart; a little jitter on top, should two
+                // ever rank alike (views of the membership differ during a change).
+                long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
             }
