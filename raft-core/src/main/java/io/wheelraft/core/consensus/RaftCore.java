@@ -205,9 +205,13 @@ public final class RaftCore {
         return true;
     }
 
-    /** This follower's wait after a broken leader connection ({@link #campaignDelayAfterBreakMs}) passed. */
+    /**
+     * This follower's wait after a broken leader connection ({@link #campaignDelayAfterBreakMs})
+     * passed. A pre-vote already under way (started early because a peer behind us asked for
+     * our vote) is left to finish.
+     */
     public void onConnectionLostGraceElapsed(long nowMs) {
-        if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs)) {
+        if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs) && !preVoting()) {
             startPreVote(nowMs);
         }
     }

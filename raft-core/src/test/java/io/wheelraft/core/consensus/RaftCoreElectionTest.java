@@ -343,6 +343,19 @@ class RaftCoreElectionTest {
     }
 
     @Test
+    void ownTurnDoesNotRestartAPreVoteStartedForAPeerBehind() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS * 3 / 4);
+        int sent = ahead.fx.sends().size();
+        assertEquals(2, sent, "the voter ahead starts its own pre-vote at once");
+
+        ahead.core.onConnectionLostGraceElapsed(150 + ahead.core.campaignDelayAfterBreakMs());
+        assertEquals(sent, ahead.fx.sends().size(), "its own turn restarted the pre-vote still waiting for answers");
+    }
+
+    @Test
     void electionTimeoutDoesNotRestartAPreVoteWaitingForAnswers() {
         CoreNode n = node(N1, 3);
         n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
