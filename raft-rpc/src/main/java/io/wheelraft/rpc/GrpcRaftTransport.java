@@ -61,6 +61,7 @@ public final class GrpcRaftTransport implements RaftTransport {
     private final ScheduledExecutorService scheduler;
     private final ChannelPool channels;
     private final GrpcRaftServer server;
+    private final InboundConnectionTracker inbound;
     private volatile boolean closed;
 
     private GrpcRaftTransport(Builder b) {
@@ -71,6 +72,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         this.scheduler = timers;
         this.channels = new ChannelPool(options, listeners, scheduler);
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
+        this.inbound = tracker;
         RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
@@ -94,6 +96,11 @@ public final class GrpcRaftTransport implements RaftTransport {
     /** The nodes the admin service can reach; register each node of the process here. */
     public NodeRegistry nodes() {
         return nodes;
+    }
+
+    /** Connections peers have open to this server (for tests and diagnostics). */
+    int inboundConnections() {
+        return inbound.liveConnections();
     }
 
     @Override
@@ -136,6 +143,29 @@ public final class GrpcRaftTransport implements RaftTransport {
     @Override
     public CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs) {
         return call("ReadIndex", RaftServiceGrpc.getReadIndexMethod(), target, request, timeoutMs);
+    }
+
+    /**
+     * Opens the channel to {@code peer} and connects it, on the transport's timer thread (building
+     * a channel takes milliseconds, and the caller may be a node's lane). From then on the
+     * channel's watcher keeps it connected.
+     */
+    @Override
+    public void prepareConnection(PeerId peer) {
+        Objects.requireNonNull(peer, "peer");
+        if (closed) {
+            return;
+        }
+        try {
+            scheduler.execute(() -> {
+                ChannelPool.Remote remote = channels.get(peer.endpoint());
+                if (remote != null) {
+                    remote.channel().getState(true);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: nothing to prepare
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.wheelraft.rpc;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +16,13 @@ import java.util.concurrent.TimeUnit;
  * milliseconds and is reported then, while a benign reconnect (the peer sent GOAWAY and is still
  * there) goes back to READY and is not reported. Each break is reported once, until the channel
  * is READY again. State callbacks come from gRPC threads, one at a time per channel.
+ *
+ * <p>Reconnecting is driven by our own timer, not by state callbacks: gRPC keeps reporting
+ * TRANSIENT_FAILURE while it retries a failed connection ("sticky" TRANSIENT_FAILURE), so a
+ * refused attempt brings no callback. Waiting for one left a channel to a restarted peer on
+ * gRPC's backoff (1 s, then 1.6 s, ...): in the chaos runs a follower's channel to a peer that had
+ * been back for seconds still failed every call at once, so its pre-vote counted a refusal and
+ * the election lost a round. Until the channel is READY again we nudge it on every backoff step.
  */
 final class OutboundConnectionWatcher {
 
@@ -27,6 +35,8 @@ final class OutboundConnectionWatcher {
 
     private boolean wasReady;
     private long nextBackoffMs;
+    /** A retry is scheduled; TRANSIENT_FAILURE reported again meanwhile must not add another. */
+    private boolean retryScheduled;
 
     OutboundConnectionWatcher(String endpoint, ManagedChannel channel, ConnectionListeners listeners,
                               ScheduledExecutorService scheduler, RpcOptions options) {
@@ -72,9 +82,7 @@ final class OutboundConnectionWatcher {
                     wasReady = false;
                     listeners.fireLost(endpoint, "outbound channel failed");
                 }
-                long delay = nextBackoffMs;
-                nextBackoffMs = Math.min(backoffMaxMs, nextBackoffMs * 2);
-                scheduler.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                scheduleRetry();
             }
             default -> {
                 // CONNECTING: wait for the outcome. SHUTDOWN: handled above.
@@ -83,9 +91,27 @@ final class OutboundConnectionWatcher {
         watch(state);
     }
 
-    private void retry() {
-        if (!channel.isShutdown()) {
-            channel.resetConnectBackoff();
+    private void scheduleRetry() {
+        if (retryScheduled) {
+            return;
         }
+        long delay = nextBackoffMs;
+        nextBackoffMs = Math.min(backoffMaxMs, nextBackoffMs * 2);
+        try {
+            scheduler.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+            retryScheduled = true;
+        } catch (RejectedExecutionException e) {
+            // The transport is closing: its channels go with it.
+        }
+    }
+
+    /** One backoff step passed: reconnect now if the channel is still failing, and plan the next step. */
+    private synchronized void retry() {
+        retryScheduled = false;
+        if (channel.isShutdown() || channel.getState(false) != ConnectivityState.TRANSIENT_FAILURE) {
+            return; // READY, or it left the failure state: the state callback takes over
+        }
+        channel.resetConnectBackoff(); // no-op while an attempt is under way
+        scheduleRetry();
     }
 }

@@ -197,6 +197,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> lastLeaderContactMs, lane, new TimerEvents());
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
+        prepareConnections(memberships.current());
         lane.execute(() -> {
             applyRoleTimers(core.role());
             if (options.snapshotIntervalSecs() > 0) {
@@ -690,10 +691,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public void onConnectionLost(String endpoint) {
         onLane(() -> {
             if (core.onConnectionLost(endpoint, now())) {
-                int grace = options.connectionLostGraceMs();
-                // Jitter in [grace, 1.5*grace): the followers of a dead leader should not campaign in
-                // the same instant; when they still do, the weaker candidate yields at once.
-                int delay = NodeTimers.randomIn(random, grace, grace + Math.max(1, grace / 2));
+                // The core ranks the followers half a grace apart; a little jitter on top, should two
+                // ever rank alike (views of the membership differ during a change).
+                long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
             }
@@ -701,6 +701,21 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     // ------------------------------------------------------------------ carrying out decisions
+
+    /**
+     * A voter keeps connections open to the other voters: it may have to ask them for votes, and
+     * a failover should not wait for a connection to open (a restarted node has dialled no one).
+     */
+    private void prepareConnections(Membership membership) {
+        if (!membership.isVoter(self)) {
+            return;
+        }
+        for (PeerId p : membership.voters()) {
+            if (!p.equals(self)) {
+                transport.prepareConnection(p);
+            }
+        }
+    }
 
     private void applyRoleTimers(Role r) {
         switch (r) {
@@ -842,6 +857,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void membershipChanged(Membership membership) {
             configuration = membership.current();
+            prepareConnections(membership);
         }
 
         @Override

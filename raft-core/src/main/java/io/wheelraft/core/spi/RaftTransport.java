@@ -50,6 +50,17 @@ public interface RaftTransport extends AutoCloseable {
 
     CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs);
 
+    /**
+     * This node will talk to {@code peer}: open the connection now, so that the first message
+     * does not pay for opening it. That first message is often a vote in a failover, sent by a
+     * node that restarted since it last campaigned and so never dialled its peers (in the chaos
+     * runs opening a channel and its first call took 100-250 ms, a lost election round). Returns
+     * at once; the work happens in the background. Nothing to do for transports without
+     * connections.
+     */
+    default void prepareConnection(PeerId peer) {
+    }
+
     /** Adds a listener for broken connections to remote endpoints. */
     void addConnectionListener(ConnectionListener listener);
 

@@ -260,16 +260,109 @@ class RaftCoreElectionTest {
     // ------------------------------------------------------------ broken connection fast path
 
     @Test
-    void brokenConnectionToTheLeaderStartsPreVoteAfterTheGrace() {
+    void brokenConnectionToTheLeaderStartsPreVoteAfterTheWait() {
         CoreNode f = node(N2, 3);
         f.core.handleAppendEntries(heartbeat(N1, 1), 100);
-        assertTrue(f.core.onConnectionLost(N1.endpoint(), 150), "the shell must be told to re-check after the grace");
-        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS - 1);
-        assertTrue(f.fx.sends().isEmpty(), "campaigned before the grace passed");
-        f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
+        assertTrue(f.core.onConnectionLost(N1.endpoint(), 150), "the shell must be told to re-check after the wait");
+        long wait = f.core.campaignDelayAfterBreakMs();
+        f.core.onConnectionLostGraceElapsed(150 + wait - 1);
+        assertTrue(f.fx.sends().isEmpty(), "campaigned before its wait passed");
+        f.core.onConnectionLostGraceElapsed(150 + wait);
         assertEquals(2, f.fx.sends().size());
         assertTrue(f.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
-        assertTrue(150 + GRACE_MS < 100 + ELECTION_TIMEOUT_MS, "the fast path must beat the election timeout");
+        assertTrue(150 + wait < 100 + ELECTION_TIMEOUT_MS, "the fast path must beat the election timeout");
+    }
+
+    /**
+     * The survivors of a dead leader campaign in turn, by id, half a grace apart: no tie between
+     * random waits, and the first starts at three quarters of the grace, a quarter after voters
+     * back it (half the grace, which also bounds the leader lease and so does not move).
+     */
+    @Test
+    void survivorsOfABrokenLeaderConnectionCampaignInTurnById() {
+        long[] delays = new long[5];
+        for (int i = 2; i <= 5; i++) {
+            CoreNode f = node(peer(i), 5);
+            f.core.handleAppendEntries(heartbeat(N1, 1), 100);
+            f.core.onConnectionLost(N1.endpoint(), 150);
+            delays[i - 1] = f.core.campaignDelayAfterBreakMs();
+        }
+        assertEquals(GRACE_MS * 3 / 4, delays[1], "the first survivor by id");
+        for (int i = 2; i < 5; i++) {
+            assertEquals(GRACE_MS / 2, delays[i] - delays[i - 1], "the next survivor waits half a grace more");
+        }
+
+        CoreNode followerOfN3 = node(N1, 3); // here n3 leads: n1 and n2 survive, n1 first
+        followerOfN3.core.handleAppendEntries(heartbeat(N3, 1), 100);
+        followerOfN3.core.onConnectionLost(N3.endpoint(), 150);
+        assertEquals(GRACE_MS * 3 / 4, followerOfN3.core.campaignDelayAfterBreakMs(), "the dead leader does not count");
+    }
+
+    /**
+     * The first survivor campaigns before the grace is over, and its peer, which heard of the
+     * break 40 ms later, still backs it: one pre-vote and one vote elect it, no split vote.
+     */
+    @Test
+    void firstSurvivorIsElectedByAPeerThatHeardOfTheBreakLater() {
+        CoreNode n2 = node(N2, 3);
+        CoreNode n3 = node(N3, 3);
+        for (CoreNode f : List.of(n2, n3)) {
+            f.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        }
+        n2.core.onConnectionLost(N1.endpoint(), 110);
+        n3.core.onConnectionLost(N1.endpoint(), 150);
+        long firesAt = 110 + n2.core.campaignDelayAfterBreakMs();
+        assertTrue(firesAt < 150 + n3.core.campaignDelayAfterBreakMs(), "n2 goes first");
+
+        n2.core.onConnectionLostGraceElapsed(firesAt);
+        new CoreRouter(List.of(n2, n3)).settle(firesAt);
+
+        assertTrue(n2.core.isLeader(), "n2 is " + n2.core.role());
+        assertEquals(2, n2.core.term(), "elected in the first term tried");
+        assertEquals(N2, n3.core.leader());
+        n3.core.onConnectionLostGraceElapsed(150 + n3.core.campaignDelayAfterBreakMs());
+        assertEquals(2, n3.core.term(), "n3's own turn came after it voted: it must not campaign");
+    }
+
+    /**
+     * The election timer fires at random moments; acting on the reported break there would start
+     * a later-ranked survivor next to the first and invite a split vote. Only the timeout counts.
+     */
+    @Test
+    void electionTimerDoesNotStartALaterRankedSurvivorEarly() {
+        CoreNode n3 = node(N3, 3);
+        n3.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        n3.core.onConnectionLost(N1.endpoint(), 150);
+        long turn = 150 + n3.core.campaignDelayAfterBreakMs();
+
+        n3.core.onElectionTimeout(turn - 1);
+        assertTrue(n3.fx.sends().isEmpty(), "started before its turn: " + n3.fx.sends());
+
+        n3.core.onConnectionLostGraceElapsed(turn);
+        assertEquals(2, n3.fx.sends().size());
+    }
+
+    @Test
+    void ownTurnDoesNotRestartAPreVoteStartedForAPeerBehind() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS * 3 / 4);
+        int sent = ahead.fx.sends().size();
+        assertEquals(2, sent, "the voter ahead starts its own pre-vote at once");
+
+        ahead.core.onConnectionLostGraceElapsed(150 + ahead.core.campaignDelayAfterBreakMs());
+        assertEquals(sent, ahead.fx.sends().size(), "its own turn restarted the pre-vote still waiting for answers");
+    }
+
+    @Test
+    void electionTimeoutDoesNotRestartAPreVoteWaitingForAnswers() {
+        CoreNode n = node(N1, 3);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        assertEquals(2, n.fx.sends().size());
+
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS + 300);
+        assertEquals(2, n.fx.sends().size(), "the round still waiting for answers was started again: " + n.fx.sends());
     }
 
     @Test
