@@ -63,6 +63,11 @@ public final class HashedWheelTimer implements Timer {
     static final int STAMP_EVERY = 64;
     /** Passes without a staged timeout after which the worker stops ticking and may park long. */
     static final int QUIET_PASSES = 4;
+    /**
+     * The worker wakes at most this fraction of a tick after the earliest deadline of a tick
+     * with work (instead of at the tick's end): 1/SLACK_DIVISOR of a tick.
+     */
+    static final int SLACK_DIVISOR = 4;
     private static final long STOPPED = -1;
     private static final long STAGED = -2;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
@@ -87,6 +92,12 @@ public final class HashedWheelTimer implements Timer {
     private final int stripeMask;
     /** While ticking, the worker passes at least this often, so staged timeouts wait at most this long. */
     private final long drainNanos;
+    /**
+     * The worker passes at most this long after the earliest due deadline (rather than at the
+     * end of its tick), so a timeout is rarely more than this late plus the OS's wake-up delay.
+     * Timeouts due within this window of each other are fired by one wake-up.
+     */
+    private final long slackNanos;
     /** Tests only: no worker thread; the test calls {@link #runWorkerPass()}. */
     private final boolean handDriven;
     /** Worker-confined: consecutive passes that saw no staged timeout (QUIET_PASSES = idle). */
@@ -156,6 +167,7 @@ public final class HashedWheelTimer implements Timer {
         }
         this.stripeMask = stripeCount - 1;
         this.drainNanos = Math.max(1, tick / 2);
+        this.slackNanos = Math.max(1, tick / SLACK_DIVISOR);
         this.handDriven = b.handDriven;
         this.startTime = clock.nanoTime();
         if (manual) {
@@ -249,7 +261,9 @@ public final class HashedWheelTimer implements Timer {
             throw new IllegalStateException("cannot schedule " + timeout.task() + ": the timer is stopped");
         }
         if (fireAt != STAGED && manualDriver == null) {
-            wakeWorkerFor(activate ? now : fireAt);
+            // The end of its tick, or sooner if its deadline is early in the tick (see slackNanos).
+            long wake = Math.min(fireAt, ManualClock.saturatedAdd(ManualClock.saturatedAdd(now, delayNanos), slackNanos));
+            wakeWorkerFor(activate ? now : wake);
         }
         return timeout;
     }
@@ -474,7 +488,7 @@ public final class HashedWheelTimer implements Timer {
                 stripe.stagedSinceLook = 0;
                 stripe.directSinceLook = 0;
                 stripe.staging = staging;
-                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE));
+                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE, slackNanos));
             } finally {
                 stripe.unlock();
             }

@@ -325,15 +325,21 @@ final class WheelBuckets {
      * {@code Long.MAX_VALUE} if the wheel is empty. Visits at most one revolution of slots.
      */
     long nextFireTime() {
-        return nextFireTime(Long.MAX_VALUE);
+        return nextFireTime(Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
     /**
      * Like {@link #nextFireTime()}, but the caller will pass again by {@code limit} anyway, so
      * the scan stops at the tick holding {@code limit} and returns at most {@code limit}; a
      * ticking worker then visits one or two slots per pass instead of a revolution.
+     *
+     * <p>With {@code slackNanos} below a tick, the time returned for a tick holding work is not
+     * its end but, if earlier, the earliest deadline in it plus {@code slackNanos}: the worker
+     * may pass in the middle of a tick, firing what is due by then ({@link #expire} takes only
+     * deadlines {@code <= now} and leaves the rest of the tick for a later pass). Never earlier
+     * than a deadline, so nothing fires early.
      */
-    long nextFireTime(long limit) {
+    long nextFireTime(long limit, long slackNanos) {
         if (heads[overdueSlot] != null) {
             return boundary(processedTick + 1);
         }
@@ -346,7 +352,7 @@ final class WheelBuckets {
             long min = minDeadline[(int) (tick & mask)];
             if (min != Long.MAX_VALUE) {
                 if (min <= tickEnd) {
-                    return tickEnd;
+                    return Math.min(Math.min(tickEnd, ManualClock.saturatedAdd(min, slackNanos)), limit);
                 }
                 earliest = Math.min(earliest, min);
             }
@@ -354,7 +360,8 @@ final class WheelBuckets {
                 return limit;
             }
         }
-        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : boundary(ceilTick(earliest));
+        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE
+                : Math.min(boundary(ceilTick(earliest)), ManualClock.saturatedAdd(earliest, slackNanos));
     }
 
     /** A lower bound of the earliest pending deadline (relative), or Long.MAX_VALUE if empty. */

@@ -346,6 +346,32 @@ class HashedWheelTimerStagingTest {
     }
 
     @Test
+    void theWorkerWakesAQuarterTickAfterAnEarlyDeadlineInsteadOfAtTheTicksEnd() {
+        HashedWheelTimer timer = handDriven(0);
+        long slack = MS / HashedWheelTimer.SLACK_DIVISOR;
+        long t0 = timer.relativeNow(); // 0: tick 1 ends at 1 ms
+        timer.newTimeout(record("early"), 100, TimeUnit.MICROSECONDS);
+        timer.newTimeout(record("late"), 900, TimeUnit.MICROSECONDS);
+        long wake = timer.runWorkerPass();
+        assertEquals(t0 + 100_000 + slack, wake, "the earliest deadline plus the slack, before the tick's end");
+
+        clock.set(clock.now.get() + 99_999);
+        timer.runWorkerPass();
+        assertEquals(List.of(), fired, "never before the deadline");
+        clock.set(clock.now.get() + 1);
+        wake = timer.runWorkerPass();
+        assertEquals(List.of("early"), fired);
+        assertEquals(t0 + MS, wake, "the next deadline plus the slack is past the tick's end: wake at the end");
+
+        clock.set(clock.now.get() + 800_000 - 1);
+        timer.runWorkerPass();
+        assertEquals(List.of("early"), fired);
+        clock.set(clock.now.get() + 1);
+        timer.runWorkerPass();
+        assertEquals(List.of("early", "late"), fired, "fired mid-tick, at its deadline");
+    }
+
+    @Test
     void manualClockTimerNeverStages() {
         ManualClock manual = new ManualClock();
         HashedWheelTimer timer = HashedWheelTimer.builder().clock(manual).build();
