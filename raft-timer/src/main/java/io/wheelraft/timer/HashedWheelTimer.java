@@ -28,11 +28,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Differences from Netty:
  * <ul>
- *   <li>The worker thread parks until the end of the earliest tick that holds a pending
- *       timeout, instead of waking every tick; scheduling an earlier timeout wakes it.</li>
+ *   <li>The worker thread parks until the earliest tick that holds a pending timeout is due,
+ *       instead of waking every tick; scheduling an earlier timeout wakes it. It wakes a
+ *       quarter tick after that tick's earliest deadline if that comes before the tick's
+ *       end, so timeouts usually fire well within the tick.</li>
  *   <li>{@link Timeout#cancel()} releases the timeout promptly: one linked into a slot is
  *       unlinked at once (O(1) under a short lock); one still waiting in a staged list is
- *       dropped from it within half a tick, without the lock and without touching a slot.</li>
+ *       dropped from it by the list's next stamp or drain (within half a tick or 64 schedules
+ *       of its stripe), without the lock and without touching a slot.</li>
  *   <li>Callers link timeouts into the wheel themselves instead of queueing them for the
  *       worker. The wheel is striped (one bucket array and lock per stripe, up to two stripes
  *       per core; a thread always uses the same stripe), so concurrent schedulers rarely meet,
