@@ -28,10 +28,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Differences from Netty:
  * <ul>
- *   <li>The worker thread parks until the end of the earliest tick that holds a pending
- *       timeout, instead of waking every tick; scheduling an earlier timeout wakes it.</li>
- *   <li>{@link Timeout#cancel()} unlinks the timeout at once (O(1) under a short lock), so a
- *       cancelled timeout and its task are released promptly.</li>
+ *   <li>The worker thread parks until the earliest tick that holds a pending timeout is due,
+ *       instead of waking every tick; scheduling an earlier timeout wakes it. It wakes a
+ *       quarter tick after that tick's earliest deadline if that comes before the tick's
+ *       end, so timeouts usually fire well within the tick.</li>
+ *   <li>{@link Timeout#cancel()} releases the timeout promptly: one linked into a slot is
+ *       unlinked at once (O(1) under a short lock); one still waiting in a staged list is
+ *       dropped from it by the list's next stamp or drain (within half a tick or 64 schedules
+ *       of its stripe), without the lock and without touching a slot.</li>
  *   <li>Callers link timeouts into the wheel themselves instead of queueing them for the
  *       worker. The wheel is striped (one bucket array and lock per stripe, up to two stripes
  *       per core; a thread always uses the same stripe), so concurrent schedulers rarely meet,
@@ -62,6 +66,11 @@ public final class HashedWheelTimer implements Timer {
     static final int STAMP_EVERY = 64;
     /** Passes without a staged timeout after which the worker stops ticking and may park long. */
     static final int QUIET_PASSES = 4;
+    /**
+     * The worker wakes at most this fraction of a tick after the earliest deadline of a tick
+     * with work (instead of at the tick's end): 1/SLACK_DIVISOR of a tick.
+     */
+    static final int SLACK_DIVISOR = 4;
     private static final long STOPPED = -1;
     private static final long STAGED = -2;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
@@ -86,6 +95,12 @@ public final class HashedWheelTimer implements Timer {
     private final int stripeMask;
     /** While ticking, the worker passes at least this often, so staged timeouts wait at most this long. */
     private final long drainNanos;
+    /**
+     * The worker passes at most this long after the earliest due deadline (rather than at the
+     * end of its tick), so a timeout is rarely more than this late plus the OS's wake-up delay.
+     * Timeouts due within this window of each other are fired by one wake-up.
+     */
+    private final long slackNanos;
     /** Tests only: no worker thread; the test calls {@link #runWorkerPass()}. */
     private final boolean handDriven;
     /** Worker-confined: consecutive passes that saw no staged timeout (QUIET_PASSES = idle). */
@@ -155,6 +170,7 @@ public final class HashedWheelTimer implements Timer {
         }
         this.stripeMask = stripeCount - 1;
         this.drainNanos = Math.max(1, tick / 2);
+        this.slackNanos = Math.max(1, tick / SLACK_DIVISOR);
         this.handDriven = b.handDriven;
         this.startTime = clock.nanoTime();
         if (manual) {
@@ -210,10 +226,15 @@ public final class HashedWheelTimer implements Timer {
     /**
      * A fast stream does not wait for the worker (which may be short of CPU): every so often a
      * caller stamps its stripe's staged list itself, reading the clock under the lock, hence
-     * after every staged call. Called with the stripe's lock held.
+     * after every staged call. It only fixes the deadlines; linking them into slots is left to
+     * the worker's next pass, so a timeout cancelled before then never touches a slot. Called
+     * with the stripe's lock held.
      */
     private void stampStaged(WheelStripe stripe) {
-        stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+        int dropped = stripe.wheel.stampStaged(clock.nanoTime() - startTime);
+        if (dropped > 0) {
+            releasePending(dropped);
+        }
     }
 
     /** The path when the worker is not ticking: read the clock, link, wake the worker if needed. */
@@ -243,7 +264,9 @@ public final class HashedWheelTimer implements Timer {
             throw new IllegalStateException("cannot schedule " + timeout.task() + ": the timer is stopped");
         }
         if (fireAt != STAGED && manualDriver == null) {
-            wakeWorkerFor(activate ? now : fireAt);
+            // The end of its tick, or sooner if its deadline is early in the tick (see slackNanos).
+            long wake = Math.min(fireAt, ManualClock.saturatedAdd(ManualClock.saturatedAdd(now, delayNanos), slackNanos));
+            wakeWorkerFor(activate ? now : wake);
         }
         return timeout;
     }
@@ -270,9 +293,31 @@ public final class HashedWheelTimer implements Timer {
     private void reservePending(TimerTask task) {
         long count = reserved.incrementAndGet();
         if (count > maxPendingTimeouts) {
+            // Cancelled timeouts left in staged lists still count until a drain drops them:
+            // drop them now and look again, so that the limit counts exactly the live ones.
+            purgeCancelled();
+            count = reserved.get();
+        }
+        if (count > maxPendingTimeouts) {
             reserved.decrementAndGet();
             throw new RejectedExecutionException("Number of pending timeouts (" + count
                     + ") would exceed maxPendingTimeouts (" + maxPendingTimeouts + "); rejected " + task);
+        }
+    }
+
+    /** Drops the cancelled timeouts that wait in every stripe's staged lists; releases them. */
+    private void purgeCancelled() {
+        for (WheelStripe stripe : stripes) {
+            int dropped;
+            stripe.lock();
+            try {
+                dropped = stripe.wheel.purgeCancelled();
+            } finally {
+                stripe.unlock();
+            }
+            if (dropped > 0) {
+                releasePending(dropped);
+            }
         }
     }
 
@@ -341,11 +386,16 @@ public final class HashedWheelTimer implements Timer {
     public long pendingTimeouts() {
         long sum = 0;
         for (WheelStripe stripe : stripes) {
+            int dropped;
             stripe.lock();
             try {
+                dropped = stripe.wheel.purgeCancelled(); // cancelled ones a cancel left in a list
                 sum += stripe.wheel.size();
             } finally {
                 stripe.unlock();
+            }
+            if (dropped > 0) {
+                releasePending(dropped);
             }
         }
         return sum;
@@ -420,6 +470,7 @@ public final class HashedWheelTimer implements Timer {
         long next = Long.MAX_VALUE;
         boolean busy = false;
         int taken = 0;
+        int dropped = 0;
         for (WheelStripe stripe : stripes) {
             int first = due.size();
             stripe.lock();
@@ -427,10 +478,12 @@ public final class HashedWheelTimer implements Timer {
                 if (stopped) {
                     return;
                 }
+                // Stamped deadlines are known: link them first, so that a passed one fires now.
+                dropped += stripe.wheel.linkStamped();
                 stripe.wheel.expire(now, due);
                 if (stripe.wheel.hasStaged()) {
                     // Read under the lock: later than every staged call, so no deadline is early.
-                    stripe.wheel.drainStaged(clock.nanoTime() - startTime);
+                    dropped += stripe.wheel.drainStaged(clock.nanoTime() - startTime);
                 } else {
                     stripe.wheel.renewStagedAnchor();
                 }
@@ -438,7 +491,7 @@ public final class HashedWheelTimer implements Timer {
                 stripe.stagedSinceLook = 0;
                 stripe.directSinceLook = 0;
                 stripe.staging = staging;
-                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE));
+                next = Math.min(next, stripe.wheel.nextFireTime(staging ? drainBy : Long.MAX_VALUE, slackNanos));
             } finally {
                 stripe.unlock();
             }
@@ -449,8 +502,8 @@ public final class HashedWheelTimer implements Timer {
             // Stripes accept staged timeouts (or will from the next pass): come back soon.
             next = Math.min(next, drainBy);
         }
-        if (taken > 0) {
-            releasePending(taken);
+        if (taken + dropped > 0) {
+            releasePending(taken + dropped);
         }
         if (stripes.length > 1 && due.size() > 1) {
             due.sort(WheelBuckets.BY_DEADLINE);
@@ -504,6 +557,18 @@ public final class HashedWheelTimer implements Timer {
         stripe.lock();
         try {
             return stripe.wheel.isStaged(t);
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /** Tests only: whether {@code timeout} is linked into a slot of the wheel (not in a list). */
+    boolean isInSlot(Timeout timeout) {
+        WheelTimeout t = (WheelTimeout) timeout;
+        WheelStripe stripe = t.stripe();
+        stripe.lock();
+        try {
+            return stripe.wheel.isInSlot(t);
         } finally {
             stripe.unlock();
         }

@@ -19,12 +19,18 @@ import java.util.List;
  * every sweep and may be stale-low after a cancel. That bound lets the owner find the next
  * tick with work without visiting empty ticks, which is what lets the worker park.
  *
- * <p>One more slot holds <em>staged</em> timeouts: scheduled while the worker was ticking, with
- * their delay (not a deadline) in {@code deadline}, because the caller did not read the clock.
- * {@link #drainStaged} turns each delay into a deadline from a clock reading taken after the
- * caller's lock section ended, so the deadline is never earlier than "call time + delay". Being
- * a slot like the others, a staged timeout is cancelled (unlinked), counted and drained by stop
- * exactly like a linked one.
+ * <p>Two lists hold timeouts that are not in a slot yet. <em>Staged</em> timeouts were scheduled
+ * while the worker was ticking, with their delay (not a deadline) in {@code deadline}, because
+ * the caller did not read the clock; {@link #stampStaged} turns each delay into a deadline from
+ * a clock reading taken after the caller's lock section ended (so the deadline is never earlier
+ * than "call time + delay") and moves the timeout to the <em>stamped</em> list, still without
+ * touching a slot. Only the worker links them into slots ({@link #linkStamped},
+ * {@link #drainStaged}). Both lists are singly linked and never unlinked from in the middle: a
+ * cancelled timeout stays in its list and the next stamp or drain drops it (see
+ * {@link WheelTimeout#cancel}). In the reset pattern (schedule, cancel the previous) almost every
+ * timeout is cancelled while in a list, so the slots, cold in cache when the wheel holds many
+ * timeouts, are not touched at all. {@link #size} counts list members, cancelled or not, until
+ * they are dropped.
  */
 final class WheelBuckets {
 
@@ -34,13 +40,11 @@ final class WheelBuckets {
     private final int wheelSize;
     private final int mask;
     private final int overdueSlot;
-    /** The {@code slot} value of a staged timeout (an index past the arrays: staged ones live in {@link #staged}). */
-    private final int stagedSlot;
     /**
-     * The staged list. It is anchored in a short-lived object, replaced at every drain, rather
-     * than in the long-lived slot arrays: with a generational collector such as G1, storing a
-     * young timeout into an old object costs a card-marking barrier with a full fence, and the
-     * staged list is written twice per schedule+cancel on the callers' fast path.
+     * The staged and stamped lists. They are anchored in a short-lived object, replaced at every
+     * drain, rather than in the long-lived slot arrays: with a generational collector such as G1,
+     * storing a young timeout into an old object costs a card-marking barrier with a full fence,
+     * and the staged list is written on every schedule on the callers' fast path.
      */
     private StagedList staged = new StagedList();
     private final WheelTimeout[] heads;
@@ -55,7 +59,6 @@ final class WheelBuckets {
         this.wheelSize = wheelSize;
         this.mask = wheelSize - 1;
         this.overdueSlot = wheelSize;
-        this.stagedSlot = wheelSize + 1;
         this.heads = new WheelTimeout[wheelSize + 1];
         this.tails = new WheelTimeout[wheelSize + 1];
         this.minDeadline = new long[wheelSize + 1];
@@ -86,62 +89,206 @@ final class WheelBuckets {
     }
 
     /**
-     * Appends {@code t}, whose {@code deadline} field holds its delay, to the staged list; the
-     * owner must call {@link #drainStaged} within about a tick.
+     * Appends {@code t}, whose {@code deadline} field holds its delay and which was never linked
+     * (its {@code next} is null), to the staged list; the owner must call {@link #drainStaged}
+     * within about a tick.
      */
     void stage(WheelTimeout t) {
         StagedList list = staged;
-        WheelTimeout tail = list.tail;
-        t.slot = stagedSlot;
-        t.prev = tail;
-        t.next = null;
+        WheelTimeout tail = list.stagedTail;
+        t.slot = WheelTimeout.STAGED;
         if (tail == null) {
-            list.head = t;
+            list.stagedHead = t;
         } else {
             tail.next = t;
         }
-        list.tail = t;
+        list.stagedTail = t;
         size++;
     }
 
     boolean hasStaged() {
-        return staged.head != null;
+        StagedList list = staged;
+        return list.stagedHead != null || list.stampedHead != null;
     }
 
-    /** Replaces an empty staged list's anchor so that it stays young (see {@link #staged}). */
+    /** Replaces an empty list anchor so that it stays young (see {@link #staged}). */
     void renewStagedAnchor() {
-        if (staged.head == null) {
+        if (!hasStaged()) {
             staged = new StagedList();
         }
     }
 
+    /** True while {@code t} waits in the staged list, its delay not yet turned into a deadline. */
     boolean isStaged(WheelTimeout t) {
-        return t.slot == stagedSlot;
+        return t.slot == WheelTimeout.STAGED;
+    }
+
+    /** True while {@code t} is linked into a slot of the wheel. */
+    boolean isInSlot(WheelTimeout t) {
+        return t.slot >= 0;
     }
 
     /**
-     * Gives every staged timeout the deadline {@code now + delay} and links it into its slot,
-     * in staging order. {@code now} must have been read after the lock that guards this wheel
-     * was taken, so that it is not earlier than any staged call.
+     * Gives every staged timeout the deadline {@code now + delay} and moves it to the stamped
+     * list, without linking it into a slot (the worker does that at its next pass); drops the
+     * cancelled ones. {@code now} must have been read after the lock that guards this wheel was
+     * taken, so that it is not earlier than any staged call.
+     *
+     * @return how many cancelled timeouts were dropped
      */
-    void drainStaged(long now) {
-        WheelTimeout t = staged.head;
-        staged = new StagedList();
+    int stampStaged(long now) {
+        StagedList list = staged;
+        WheelTimeout t = list.stagedHead;
+        list.stagedHead = null;
+        list.stagedTail = null;
+        int dropped = 0;
+        WheelTimeout tail = list.stampedTail;
         while (t != null) {
             WheelTimeout next = t.next;
             t.next = null;
-            t.prev = null;
-            t.slot = WheelTimeout.UNLINKED;
-            size--;
-            t.deadline = ManualClock.saturatedAdd(now, t.deadline);
-            add(t);
+            if (t.isPending()) {
+                t.deadline = ManualClock.saturatedAdd(now, t.deadline);
+                t.slot = WheelTimeout.STAMPED;
+                if (tail == null) {
+                    list.stampedHead = t;
+                } else {
+                    tail.next = t;
+                }
+                tail = t;
+            } else {
+                t.slot = WheelTimeout.UNLINKED;
+                size--;
+                dropped++;
+            }
             t = next;
         }
+        list.stampedTail = tail;
+        return dropped;
     }
 
-    /** Unlinks {@code t} if it is still in a slot; false if it was not (taken by a sweep or stop). */
+    /**
+     * Links every stamped timeout into its slot, dropping the cancelled ones. The worker calls it
+     * before {@link #expire}, so that a stamped deadline that has passed fires in the same pass.
+     *
+     * @return how many cancelled timeouts were dropped
+     */
+    int linkStamped() {
+        StagedList list = staged;
+        WheelTimeout t = list.stampedHead;
+        list.stampedHead = null;
+        list.stampedTail = null;
+        return linkAll(t, false, 0);
+    }
+
+    /**
+     * Links every stamped timeout, then gives every staged one the deadline {@code now + delay}
+     * and links it, in staging order; drops the cancelled ones and starts a fresh list anchor.
+     * {@code now} must have been read after the lock that guards this wheel was taken, so that
+     * it is not earlier than any staged call.
+     *
+     * @return how many cancelled timeouts were dropped
+     */
+    int drainStaged(long now) {
+        StagedList list = staged;
+        staged = new StagedList();
+        return linkAll(list.stampedHead, false, 0) + linkAll(list.stagedHead, true, now);
+    }
+
+    /**
+     * Links the chain starting at {@code t} into slots (stamping each with {@code now + delay}
+     * first if {@code stamp}), dropping cancelled timeouts.
+     *
+     * <p>A cancel does not take the lock while it finds the timeout in a list. It sets the state
+     * (a CAS) and then reads {@code slot}; here we write {@code slot} (by linking) and then read
+     * the state, with a full fence in between. So at least one side sees the other: either the
+     * cancel sees the timeout in a slot and unlinks it under the lock, or we see it cancelled and
+     * unlink it at once. A cancelled timeout is never left in a slot until its tick comes round.
+     */
+    private int linkAll(WheelTimeout t, boolean stamp, long now) {
+        int dropped = 0;
+        while (t != null) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            t.slot = WheelTimeout.UNLINKED;
+            size--;
+            if (t.isPending()) {
+                if (stamp) {
+                    t.deadline = ManualClock.saturatedAdd(now, t.deadline);
+                }
+                add(t);
+                java.lang.invoke.VarHandle.fullFence();
+                if (!t.isPending()) {
+                    unlink(t);
+                    dropped++;
+                }
+            } else {
+                dropped++;
+            }
+            t = next;
+        }
+        return dropped;
+    }
+
+    /**
+     * Drops the cancelled timeouts waiting in the staged and stamped lists (which a cancel left
+     * there), so that {@link #size} counts only live ones.
+     *
+     * @return how many were dropped
+     */
+    int purgeCancelled() {
+        StagedList list = staged;
+        int dropped = 0;
+        WheelTimeout kept = null;
+        WheelTimeout keptTail = null;
+        for (WheelTimeout t = list.stampedHead; t != null; ) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            if (t.isPending()) {
+                if (keptTail == null) {
+                    kept = t;
+                } else {
+                    keptTail.next = t;
+                }
+                keptTail = t;
+            } else {
+                t.slot = WheelTimeout.UNLINKED;
+                size--;
+                dropped++;
+            }
+            t = next;
+        }
+        list.stampedHead = kept;
+        list.stampedTail = keptTail;
+        kept = null;
+        keptTail = null;
+        for (WheelTimeout t = list.stagedHead; t != null; ) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            if (t.isPending()) {
+                if (keptTail == null) {
+                    kept = t;
+                } else {
+                    keptTail.next = t;
+                }
+                keptTail = t;
+            } else {
+                t.slot = WheelTimeout.UNLINKED;
+                size--;
+                dropped++;
+            }
+            t = next;
+        }
+        list.stagedHead = kept;
+        list.stagedTail = keptTail;
+        return dropped;
+    }
+
+    /**
+     * Unlinks {@code t} if it is linked into a slot; false if it is not (taken by a sweep or
+     * stop, or waiting in a list, which drops it later).
+     */
     boolean remove(WheelTimeout t) {
-        if (t.slot == WheelTimeout.UNLINKED) {
+        if (t.slot < 0) {
             return false;
         }
         unlink(t);
@@ -178,15 +325,21 @@ final class WheelBuckets {
      * {@code Long.MAX_VALUE} if the wheel is empty. Visits at most one revolution of slots.
      */
     long nextFireTime() {
-        return nextFireTime(Long.MAX_VALUE);
+        return nextFireTime(Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
     /**
      * Like {@link #nextFireTime()}, but the caller will pass again by {@code limit} anyway, so
      * the scan stops at the tick holding {@code limit} and returns at most {@code limit}; a
      * ticking worker then visits one or two slots per pass instead of a revolution.
+     *
+     * <p>With {@code slackNanos} below a tick, the time returned for a tick holding work is not
+     * its end but, if earlier, the earliest deadline in it plus {@code slackNanos}: the worker
+     * may pass in the middle of a tick, firing what is due by then ({@link #expire} takes only
+     * deadlines {@code <= now} and leaves the rest of the tick for a later pass). Never earlier
+     * than a deadline, so nothing fires early.
      */
-    long nextFireTime(long limit) {
+    long nextFireTime(long limit, long slackNanos) {
         if (heads[overdueSlot] != null) {
             return boundary(processedTick + 1);
         }
@@ -199,7 +352,7 @@ final class WheelBuckets {
             long min = minDeadline[(int) (tick & mask)];
             if (min != Long.MAX_VALUE) {
                 if (min <= tickEnd) {
-                    return tickEnd;
+                    return Math.min(Math.min(tickEnd, ManualClock.saturatedAdd(min, slackNanos)), limit);
                 }
                 earliest = Math.min(earliest, min);
             }
@@ -207,7 +360,8 @@ final class WheelBuckets {
                 return limit;
             }
         }
-        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : boundary(ceilTick(earliest));
+        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE
+                : Math.min(boundary(ceilTick(earliest)), ManualClock.saturatedAdd(earliest, slackNanos));
     }
 
     /** A lower bound of the earliest pending deadline (relative), or Long.MAX_VALUE if empty. */
@@ -230,7 +384,7 @@ final class WheelBuckets {
      * deadline {@code now + delay} so that the caller can order them with the rest.
      */
     void drainPending(Collection<Timeout> out, long now) {
-        drainStaged(now);
+        drainStaged(now); // cancelled ones are dropped; stop() resets the pending count itself
         for (int slot = 0; slot <= overdueSlot; slot++) {
             WheelTimeout t = heads[slot];
             while (t != null) {
@@ -286,10 +440,6 @@ final class WheelBuckets {
 
     private void unlink(WheelTimeout t) {
         int slot = t.slot;
-        if (slot == stagedSlot) {
-            unlinkStaged(t);
-            return;
-        }
         WheelTimeout prev = t.prev;
         WheelTimeout next = t.next;
         if (prev == null) {
@@ -311,26 +461,6 @@ final class WheelBuckets {
         size--;
     }
 
-    private void unlinkStaged(WheelTimeout t) {
-        StagedList list = staged;
-        WheelTimeout prev = t.prev;
-        WheelTimeout next = t.next;
-        if (prev == null) {
-            list.head = next;
-        } else {
-            prev.next = next;
-        }
-        if (next == null) {
-            list.tail = prev;
-        } else {
-            next.prev = prev;
-        }
-        t.prev = null;
-        t.next = null;
-        t.slot = WheelTimeout.UNLINKED;
-        size--;
-    }
-
     private long ceilTick(long deadline) {
         if (deadline <= 0) {
             return 0;
@@ -343,9 +473,11 @@ final class WheelBuckets {
         return tick > Long.MAX_VALUE / tickNanos ? Long.MAX_VALUE : tick * tickNanos;
     }
 
-    /** Head and tail of the staged list; see {@link WheelBuckets#staged}. */
+    /** Heads and tails of the staged and stamped lists; see {@link WheelBuckets#staged}. */
     private static final class StagedList {
-        WheelTimeout head;
-        WheelTimeout tail;
+        WheelTimeout stagedHead;
+        WheelTimeout stagedTail;
+        WheelTimeout stampedHead;
+        WheelTimeout stampedTail;
     }
 }

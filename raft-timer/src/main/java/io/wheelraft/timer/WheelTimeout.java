@@ -5,10 +5,9 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The {@link Timeout} of a {@link HashedWheelTimer}, doubling as the node of its bucket's
- * doubly linked list (or of its stripe's staged list, which is just another slot). Its links change only under its stripe's lock. While it is linked only a
- * lock holder can take it, so a cancel then needs no CAS of its own; once the worker has taken
- * it off the wheel, the runner and a late cancel race with a CAS, so exactly one of "expired"
- * (runs) or "cancelled" wins.
+ * doubly linked list (or of its stripe's singly linked staged or stamped list). Its links change
+ * only under its stripe's lock. {@link #cancel()} and the runner race with a CAS on the state,
+ * so exactly one of "expired" (runs) or "cancelled" wins.
  */
 final class WheelTimeout implements Timeout {
 
@@ -16,14 +15,20 @@ final class WheelTimeout implements Timeout {
     static final int ST_CANCELLED = 1;
     static final int ST_EXPIRED = 2;
 
-    /** Slot value while the timeout is in no bucket. */
+    /** Slot value while the timeout is in no bucket and no list. */
     static final int UNLINKED = -1;
+    /** Slot value while the timeout waits in its stripe's staged list ({@code deadline} holds the delay). */
+    static final int STAGED = -2;
+    /** Slot value while the timeout waits, stamped, in its stripe's stamped list for the worker to link it. */
+    static final int STAMPED = -3;
 
     private static final VarHandle STATE;
+    private static final VarHandle SLOT;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(WheelTimeout.class, "state", int.class);
+            SLOT = MethodHandles.lookup().findVarHandle(WheelTimeout.class, "slot", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -42,9 +47,10 @@ final class WheelTimeout implements Timeout {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    // Guarded by the stripe's lock.
+    // Written under the stripe's lock. A cancel reads slot without it (see cancel()).
     WheelTimeout next;
     WheelTimeout prev;
+    /** The bucket index (>= 0), or UNLINKED, STAGED or STAMPED. */
     int slot = UNLINKED;
 
     WheelTimeout(WheelStripe stripe, TimerTask task) {
@@ -76,29 +82,36 @@ final class WheelTimeout implements Timeout {
         return (int) STATE.getAcquire(this) == ST_CANCELLED;
     }
 
+    /**
+     * Wins the race against the runner with a CAS, then makes sure the timeout is released
+     * promptly. A timeout still waiting in a staged or stamped list (in the reset pattern, nearly
+     * every cancelled one) is left there without taking the lock: the list's next stamp or drain,
+     * at most half a tick or {@link HashedWheelTimer#STAMP_EVERY} schedules of this stripe away,
+     * drops it without touching the wheel's slots. One linked into a slot is unlinked now, under
+     * the lock. The linker writes {@code slot} and then, after a full fence, reads the state; we
+     * write the state (CAS) and then read {@code slot}; so if we miss the link, the linker sees
+     * the cancel and unlinks it itself (see {@code WheelBuckets.linkAll}).
+     */
     @Override
     public boolean cancel() {
-        if ((int) STATE.getAcquire(this) != ST_PENDING) {
-            return false; // cheap answer without the lock; the state never returns to pending
+        if (!STATE.compareAndSet(this, ST_PENDING, ST_CANCELLED)) {
+            return false;
         }
-        boolean linked;
-        stripe.lock();
-        try {
-            // While linked, only a holder of the stripe lock can take it, so a plain store wins.
-            linked = slot != UNLINKED;
-            if (linked) {
-                STATE.setRelease(this, ST_CANCELLED);
-                stripe.wheel.remove(this);
+        if ((int) SLOT.getVolatile(this) >= 0) {
+            boolean removed;
+            stripe.lock();
+            try {
+                removed = stripe.wheel.remove(this);
+            } finally {
+                stripe.unlock();
             }
-        } finally {
-            stripe.unlock();
+            if (removed) {
+                stripe.timer.releasePending(1);
+            }
         }
-        if (linked) {
-            stripe.timer.releasePending(1);
-            return true;
-        }
-        // Already taken off the wheel to run (or by stop): race the runner for it.
-        return STATE.compareAndSet(this, ST_PENDING, ST_CANCELLED);
+        // Otherwise it waits in a list (dropped, and released, by the next stamp or drain) or a
+        // sweep or stop has already taken it off the wheel (released there).
+        return true;
     }
 
     /** Claims the right to run; false if a cancel won. */

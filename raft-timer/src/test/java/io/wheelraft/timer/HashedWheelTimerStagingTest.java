@@ -183,14 +183,83 @@ class HashedWheelTimerStagingTest {
         assertTrue(previous.cancel(), "cancel of an undrained timeout");
         assertTrue(previous.isCancelled());
         assertFalse(previous.cancel(), "second cancel");
-        assertFalse(timer.isStaged(previous), "unlinked from the staged list at once");
-        assertEquals(before + 1, timer.pendingTimeouts());
+        assertEquals(before + 1, timer.pendingTimeouts(), "no longer counted as pending");
         timer.runWorkerPass();
         clock.set(clock.now.get() + 5 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("next"), fired);
         assertTrue(next.isExpired());
         assertFalse(previous.isExpired());
+    }
+
+    @Test
+    void aCancelledStagedTimeoutIsDroppedByTheDrainWithoutEnteringTheWheel() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        Timeout previous = timer.newTimeout(record("previous"), 3, TimeUnit.MILLISECONDS);
+        Timeout next = timer.newTimeout(record("next"), 3, TimeUnit.MILLISECONDS);
+        assertTrue(previous.cancel());
+        assertFalse(timer.isInSlot(previous));
+        timer.runWorkerPass();
+        assertFalse(timer.isStaged(previous), "the drain took it off the staged list");
+        assertFalse(timer.isInSlot(previous), "and dropped it instead of linking it");
+        assertTrue(timer.isInSlot(next));
+        clock.set(clock.now.get() + 5 * MS);
+        timer.runWorkerPass();
+        assertEquals(List.of("next"), fired);
+    }
+
+    @Test
+    void aCallersStampFixesDeadlinesButOnlyTheWorkerLinksThem() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        List<Timeout> stream = new ArrayList<>();
+        for (int i = 0; i < HashedWheelTimer.STAMP_EVERY; i++) { // the last one stamps the list
+            stream.add(timer.newTimeout(record("t" + i), 0, TimeUnit.MILLISECONDS));
+        }
+        long stampedAt = timer.relativeNow();
+        for (Timeout t : stream) {
+            assertFalse(timer.isStaged(t), "stamped");
+            assertFalse(timer.isInSlot(t), "but not linked: a cancel before the worker's pass touches no slot");
+            assertEquals(stampedAt, timer.deadlineOf(t));
+        }
+        Timeout cancelled = stream.remove(0);
+        assertTrue(cancelled.cancel());
+        clock.set(clock.now.get() + 1);
+        timer.runWorkerPass(); // links the stamped ones before expiring: their deadlines have passed
+        assertEquals(HashedWheelTimer.STAMP_EVERY - 1, fired.size(), "stamped timeouts fire in the pass that links them");
+        assertFalse(fired.contains("t0"));
+        assertFalse(timer.isInSlot(cancelled));
+        assertTrue(stream.stream().allMatch(Timeout::isExpired));
+    }
+
+    @Test
+    void cancelAfterTheWorkerLinkedTheTimeoutUnlinksItAtOnce() {
+        HashedWheelTimer timer = handDriven(0);
+        startTicking(timer);
+        long before = timer.pendingTimeouts();
+        Timeout t = timer.newTimeout(record("t"), 3, TimeUnit.MILLISECONDS);
+        timer.runWorkerPass();
+        assertTrue(timer.isInSlot(t));
+        assertTrue(t.cancel());
+        assertFalse(timer.isInSlot(t), "unlinked from its slot by the cancel itself");
+        assertEquals(before, timer.pendingTimeouts());
+        clock.set(clock.now.get() + 5 * MS);
+        timer.runWorkerPass();
+        assertEquals(List.of(), fired);
+    }
+
+    @Test
+    void aCancelledStagedTimeoutFreesItsPlaceUnderMaxPendingAtOnce() {
+        int limit = HashedWheelTimer.ACTIVATE_AFTER_DIRECT + 1;
+        HashedWheelTimer timer = handDriven(limit);
+        startTicking(timer);
+        Timeout armed = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        for (int i = 0; i < 3 * HashedWheelTimer.STAMP_EVERY; i++) { // the reset pattern at the limit
+            assertTrue(armed.cancel());
+            armed = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        }
+        assertEquals(limit, timer.pendingTimeouts());
     }
 
     @Test
@@ -274,6 +343,32 @@ class HashedWheelTimerStagingTest {
         clock.set(clock.now.get() + 2 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("x"), fired);
+    }
+
+    @Test
+    void theWorkerWakesAQuarterTickAfterAnEarlyDeadlineInsteadOfAtTheTicksEnd() {
+        HashedWheelTimer timer = handDriven(0);
+        long slack = MS / HashedWheelTimer.SLACK_DIVISOR;
+        long t0 = timer.relativeNow(); // 0: tick 1 ends at 1 ms
+        timer.newTimeout(record("early"), 100, TimeUnit.MICROSECONDS);
+        timer.newTimeout(record("late"), 900, TimeUnit.MICROSECONDS);
+        long wake = timer.runWorkerPass();
+        assertEquals(t0 + 100_000 + slack, wake, "the earliest deadline plus the slack, before the tick's end");
+
+        clock.set(clock.now.get() + 99_999);
+        timer.runWorkerPass();
+        assertEquals(List.of(), fired, "never before the deadline");
+        clock.set(clock.now.get() + 1);
+        wake = timer.runWorkerPass();
+        assertEquals(List.of("early"), fired);
+        assertEquals(t0 + MS, wake, "the next deadline plus the slack is past the tick's end: wake at the end");
+
+        clock.set(clock.now.get() + 800_000 - 1);
+        timer.runWorkerPass();
+        assertEquals(List.of("early"), fired);
+        clock.set(clock.now.get() + 1);
+        timer.runWorkerPass();
+        assertEquals(List.of("early", "late"), fired, "fired mid-tick, at its deadline");
     }
 
     @Test

@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.LongAdder;
  * wheelraft-hashed / netty-hashed. Prints per timer the median and range of ops/s over the
  * rounds, and the median and range of the paired ratio.
  *
- * <p>Usage: {@code java -cp raft-timer-benchmarks.jar io.wheelraft.timer.bench.InterleavedChurnHarness [rounds] [measureMs] [threads,...] [kinds...]}
+ * <p>Usage: {@code java -cp raft-timer-benchmarks.jar io.wheelraft.timer.bench.InterleavedChurnHarness [rounds] [measureMs] [threads,...] [kinds...]};
+ * {@code -Dpending=0,100000,1000000} (the default) chooses the numbers of other pending timeouts.
+ * Run it with {@code -Xms} equal to {@code -Xmx} and {@code -XX:+AlwaysPreTouch}: otherwise the
+ * first passes through a growing heap pay page faults (about 2 GB/s of fresh memory at these
+ * allocation rates), and which timer happens to pay them decides the early rounds.
  */
 public final class InterleavedChurnHarness {
 
@@ -32,8 +36,10 @@ public final class InterleavedChurnHarness {
         int[] threadCounts = args.length > 2
                 ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {1, 2};
         List<String> kinds = args.length > 3 ? Arrays.asList(args).subList(3, args.length) : BenchTimer.KINDS;
+        int[] pendings = Arrays.stream(System.getProperty("pending", "0,100000,1000000").split(","))
+                .mapToInt(Integer::parseInt).toArray();
         for (int threads : threadCounts) {
-            for (int pending : new int[] {0, 100_000}) {
+            for (int pending : pendings) {
                 Map<String, List<Double>> results = new HashMap<>();
                 List<Double> ratios = new ArrayList<>();
                 for (int round = 0; round < warmupRounds + rounds; round++) {
@@ -66,6 +72,9 @@ public final class InterleavedChurnHarness {
             SplittableRandom random = new SplittableRandom(42);
             for (int i = 0; i < pending; i++) {
                 timer.scheduleNoop(TimeUnit.SECONDS.toNanos(30) + random.nextLong(TimeUnit.SECONDS.toNanos(60)));
+            }
+            if (pending > 0) {
+                System.gc(); // the pending timeouts are long-lived: measure with them promoted, as in a real process
             }
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean stop = new AtomicBoolean();

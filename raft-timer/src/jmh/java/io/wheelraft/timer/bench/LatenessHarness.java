@@ -1,6 +1,10 @@
 package io.wheelraft.timer.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -10,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * (b) Firing lateness: 100,000 timeouts with deadlines spread uniformly over 2 s; lateness is
  * the time a task ran minus its deadline (System.nanoTime()). Prints p50/p99/max (and min,
  * which is negative for a timer that fires early) per timer and run, plus how long the 100,000
- * schedule calls took and the p99 of the timeouts due after that loop had finished.
+ * schedule calls took, the p99 of the timeouts due after that loop had finished, and the CPU
+ * time the timer's own threads used from the first schedule to the last firing (ThreadMXBean).
  *
  * <p>Usage: {@code java -cp raft-timer-benchmarks.jar io.wheelraft.timer.bench.LatenessHarness [runs] [kinds...]}
  */
@@ -25,8 +30,8 @@ public final class LatenessHarness {
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         List<String> kinds = args.length > 1 ? Arrays.asList(args).subList(1, args.length) : BenchTimer.KINDS;
-        System.out.printf("%-24s %4s %10s %10s %10s %10s %12s %14s%n", "timer", "run", "p50 ms", "p99 ms", "max ms",
-                "min ms", "schedule ms", "p99 after ms");
+        System.out.printf("%-24s %4s %10s %10s %10s %10s %12s %14s %14s%n", "timer", "run", "p50 ms", "p99 ms", "max ms",
+                "min ms", "schedule ms", "p99 after ms", "timer CPU ms");
         for (int run = 1; run <= runs; run++) {
             for (String kind : kinds) {
                 Result r = measure(kind, run);
@@ -34,20 +39,24 @@ public final class LatenessHarness {
                 Arrays.sort(lateness);
                 long[] after = r.latenessAfterScheduling;
                 Arrays.sort(after);
-                System.out.printf("%-24s %4d %10.3f %10.3f %10.3f %10.3f %12.1f %14.3f%n", kind, run,
+                System.out.printf("%-24s %4d %10.3f %10.3f %10.3f %10.3f %12.1f %14.3f %14.1f%n", kind, run,
                         ms(lateness[COUNT / 2]), ms(lateness[(int) (COUNT * 0.99)]), ms(lateness[COUNT - 1]), ms(lateness[0]),
-                        ms(r.schedulingNanos), ms(after[(int) (after.length * 0.99)]));
+                        ms(r.schedulingNanos), ms(after[(int) (after.length * 0.99)]), ms(r.timerCpuNanos));
             }
         }
     }
 
     /** Lateness of every timeout, and of those due after the scheduling loop had finished. */
-    private record Result(long[] lateness, long[] latenessAfterScheduling, long schedulingNanos) {
+    private record Result(long[] lateness, long[] latenessAfterScheduling, long schedulingNanos, long timerCpuNanos) {
     }
 
     private static Result measure(String kind, int seed) throws InterruptedException {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Set<Long> existing = Arrays.stream(threads.getAllThreadIds()).boxed().collect(Collectors.toSet());
         try (BenchTimer timer = BenchTimer.create(kind)) {
             warmUp(timer);
+            long[] timerThreads = Arrays.stream(threads.getAllThreadIds()).filter(id -> !existing.contains(id)).toArray();
+            long cpu0 = cpu(threads, timerThreads);
             long[] deadline = new long[COUNT];
             long[] ran = new long[COUNT];
             CountDownLatch done = new CountDownLatch(COUNT);
@@ -66,6 +75,7 @@ public final class LatenessHarness {
             if (!done.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(kind + ": " + done.getCount() + " timeouts never fired");
             }
+            long timerCpu = cpu(threads, timerThreads) - cpu0;
             long[] lateness = new long[COUNT];
             long[] after = new long[COUNT];
             int afterCount = 0;
@@ -75,8 +85,19 @@ public final class LatenessHarness {
                     after[afterCount++] = lateness[i];
                 }
             }
-            return new Result(lateness, Arrays.copyOf(after, afterCount), scheduled - start);
+            return new Result(lateness, Arrays.copyOf(after, afterCount), scheduled - start, timerCpu);
         }
+    }
+
+    private static long cpu(ThreadMXBean threads, long[] ids) {
+        long sum = 0;
+        for (long id : ids) {
+            long t = threads.getThreadCpuTime(id);
+            if (t > 0) {
+                sum += t;
+            }
+        }
+        return sum;
     }
 
     private static void warmUp(BenchTimer timer) throws InterruptedException {
