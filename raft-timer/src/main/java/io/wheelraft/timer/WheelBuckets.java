@@ -237,50 +237,44 @@ final class WheelBuckets {
      */
     int purgeCancelled() {
         StagedList list = staged;
-        int dropped = 0;
-        WheelTimeout kept = null;
-        WheelTimeout keptTail = null;
-        for (WheelTimeout t = list.stampedHead; t != null; ) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            if (t.isPending()) {
-                if (keptTail == null) {
-                    kept = t;
-                } else {
-                    keptTail.next = t;
-                }
-                keptTail = t;
-            } else {
-                t.slot = WheelTimeout.UNLINKED;
-                size--;
-                dropped++;
-            }
-            t = next;
-        }
-        list.stampedHead = kept;
+        long before = size;
+        list.stampedHead = keepPending(list.stampedHead);
         list.stampedTail = keptTail;
-        kept = null;
+        list.stagedHead = keepPending(list.stagedHead);
+        list.stagedTail = keptTail;
         keptTail = null;
-        for (WheelTimeout t = list.stagedHead; t != null; ) {
+        return (int) (before - size);
+    }
+
+    /** Last timeout {@link #keepPending} kept (null if none): its second result, read right after the call. */
+    private WheelTimeout keptTail;
+
+    /**
+     * Drops the cancelled timeouts of one singly linked list (each marked unlinked and no longer
+     * counted), keeping the order of the rest; returns the new head and leaves the new tail in
+     * {@link #keptTail}.
+     */
+    private WheelTimeout keepPending(WheelTimeout head) {
+        WheelTimeout kept = null;
+        WheelTimeout tail = null;
+        for (WheelTimeout t = head; t != null; ) {
             WheelTimeout next = t.next;
             t.next = null;
             if (t.isPending()) {
-                if (keptTail == null) {
+                if (tail == null) {
                     kept = t;
                 } else {
-                    keptTail.next = t;
+                    tail.next = t;
                 }
-                keptTail = t;
+                tail = t;
             } else {
                 t.slot = WheelTimeout.UNLINKED;
                 size--;
-                dropped++;
             }
             t = next;
         }
-        list.stagedHead = kept;
-        list.stagedTail = keptTail;
-        return dropped;
+        keptTail = tail;
+        return kept;
     }
 
     /**
