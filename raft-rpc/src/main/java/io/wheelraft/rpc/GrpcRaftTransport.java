@@ -103,6 +103,11 @@ public final class GrpcRaftTransport implements RaftTransport {
         return inbound.liveConnections();
     }
 
+    /** Tests: waits until at least {@code count} peers have a connection open to this server; false on timeout. */
+    boolean awaitInboundConnections(int count, long timeoutMs) throws InterruptedException {
+        return inbound.awaitLiveConnections(count, timeoutMs);
+    }
+
     @Override
     public void register(String groupId, PeerId self, RaftRequestHandler handler) {
         handlers.register(groupId, self, handler);

@@ -14,6 +14,7 @@ import io.wheelraft.core.PeerId;
 import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Turns the end of an inbound connection into a "connection lost" signal for the endpoints that
@@ -48,6 +49,9 @@ final class InboundConnectionTracker extends ServerTransportFilter implements Se
     public Attributes transportReady(Attributes attrs) {
         InboundConnection c = new InboundConnection(attrs.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
         live.add(c);
+        synchronized (live) {
+            live.notifyAll(); // wakes awaitLiveConnections; connection set-up only, not per call
+        }
         return attrs.toBuilder().set(CONNECTION, c).build();
     }
 
@@ -98,6 +102,21 @@ final class InboundConnectionTracker extends ServerTransportFilter implements Se
     /** Inbound connections currently open (for tests and diagnostics). */
     int liveConnections() {
         return live.size();
+    }
+
+    /** Waits until at least {@code count} inbound connections are open; false if {@code timeoutMs} passed first (tests). */
+    boolean awaitLiveConnections(int count, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (live) {
+            while (live.size() < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(live, left);
+            }
+            return true;
+        }
     }
 
     private boolean carriedByAnotherLiveConnection(String endpoint) {

@@ -101,18 +101,11 @@ class ConnectionLossTest {
         candidate.addConnectionListener(onCandidate::onLost);
 
         candidate.prepareConnection(Requests.peerAt(voter));
-        awaitInboundConnection(voter);
+        assertTrue(voter.awaitInboundConnections(1, 10_000), "no connection reached " + voter.endpoint());
         voter.close();
 
         // Only a channel that was connected reports a break: so it was opened with no call made.
         assertTrue(onCandidate.awaitReport(), "the prepared channel was not connected: " + onCandidate.lost);
-    }
-
-    private static void awaitInboundConnection(GrpcRaftTransport t) throws InterruptedException {
-        for (int i = 0; i < 1000 && t.inboundConnections() == 0; i++) {
-            Thread.sleep(10);
-        }
-        assertEquals(1, t.inboundConnections(), "no connection reached " + t.endpoint());
     }
 
     @Test
