@@ -552,35 +552,26 @@ public final class HashedWheelTimer implements Timer {
 
     /** Tests only: whether {@code timeout} waits in a staged list (no deadline yet). */
     boolean isStaged(Timeout timeout) {
-        WheelTimeout t = (WheelTimeout) timeout;
-        WheelStripe stripe = t.stripe();
-        stripe.lock();
-        try {
-            return stripe.wheel.isStaged(t);
-        } finally {
-            stripe.unlock();
-        }
+        return inspect(timeout, t -> t.stripe().wheel.isStaged(t));
     }
 
     /** Tests only: whether {@code timeout} is linked into a slot of the wheel (not in a list). */
     boolean isInSlot(Timeout timeout) {
-        WheelTimeout t = (WheelTimeout) timeout;
-        WheelStripe stripe = t.stripe();
-        stripe.lock();
-        try {
-            return stripe.wheel.isInSlot(t);
-        } finally {
-            stripe.unlock();
-        }
+        return inspect(timeout, t -> t.stripe().wheel.isInSlot(t));
     }
 
     /** Tests only: the relative deadline of {@code timeout} (its delay while staged). */
     long deadlineOf(Timeout timeout) {
+        return inspect(timeout, t -> t.deadline);
+    }
+
+    /** Tests only: reads {@code timeout}'s state under its stripe's lock. */
+    private static <R> R inspect(Timeout timeout, java.util.function.Function<WheelTimeout, R> read) {
         WheelTimeout t = (WheelTimeout) timeout;
         WheelStripe stripe = t.stripe();
         stripe.lock();
         try {
-            return t.deadline;
+            return read.apply(t);
         } finally {
             stripe.unlock();
         }
