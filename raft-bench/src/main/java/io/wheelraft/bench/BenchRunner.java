@@ -114,14 +114,14 @@ public final class BenchRunner {
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("wheelraft-bench-");
         RoundsSummary summary = new RoundsSummary();
         Instant started = Instant.now();
-        String reference = null;
+        // Ratios are of the first listed system to each other one.
+        String reference = BenchSystem.byKey(systems.get(0), counterJar, electionTimeoutMs).label();
         for (int round = 1; round <= rounds; round++) {
             // Each round starts with the next system, so none always runs first (after a pause) or
             // always right after the heaviest one (whose leftovers, such as dirty pages, slow the next).
             for (int turn = 0; turn < systems.size(); turn++) {
                 String key = systems.get((turn + round - 1) % systems.size());
                 BenchSystem system = BenchSystem.byKey(key, counterJar, electionTimeoutMs);
-                reference = reference == null ? BenchSystem.byKey(systems.get(0), counterJar, electionTimeoutMs).label() : reference;
                 Path dir = rounds == 1 ? work.resolve(system.key()) : work.resolve("round-" + round).resolve(system.key());
                 measure(round, system, dir).forEach(summary::add);
             }
