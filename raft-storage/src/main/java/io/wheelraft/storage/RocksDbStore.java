@@ -67,6 +67,8 @@ public final class RocksDbStore implements AutoCloseable {
     private static final String FIRST_INDEX_KEY_PREFIX = "wheelraft/first_index/";
     private static final String LOG_CF = "log";
     private static final String CONF_CF = "conf";
+    /** Obsolete WAL files kept for reuse: one spare while a flush of the previous one is pending. */
+    private static final int RECYCLED_WAL_FILES = 2;
 
     static {
         RocksDB.loadLibrary();
@@ -133,6 +135,7 @@ public final class RocksDbStore implements AutoCloseable {
                     .setMaxBackgroundJobs(2)
                     .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                     .setKeepLogFileNum(2)
+                    .setRecycleLogFileNum(options.presizedWalBytes() > 0 ? RECYCLED_WAL_FILES : 0)
                     .setStatsDumpPeriodSec(0));
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, smallOptions),
@@ -145,6 +148,12 @@ public final class RocksDbStore implements AutoCloseable {
             RocksDbStore store = new RocksDbStore(absolute, options, natives, db, handles, writeOptions, readOptions);
             try {
                 store.checkFormatVersion();
+                if (options.presizedWalBytes() > 0) {
+                    long started = System.nanoTime();
+                    boolean presized = WalPresizer.presize(db, absolute, handles, options.presizedWalBytes());
+                    LOG.info("Pre-sized the write-ahead log of {} to {} bytes in {} ms{}", absolute, options.presizedWalBytes(),
+                            (System.nanoTime() - started) / 1_000_000, presized ? "" : " (not recycled yet: appends grow it until it rotates)");
+                }
             } catch (RuntimeException e) {
                 store.close();
                 throw e;

@@ -12,7 +12,9 @@ import java.util.Random;
 /**
  * Child process of {@link CrashRecoveryTest}: appends batches of deterministic entries to group
  * "crash" in the store at {@code args[0]} forever, and prints {@code ACK <last index>} after each
- * append returns (and {@code META <term>} after each term write), until it is killed.
+ * append returns (and {@code META <term>} after each term write), until it is killed. Optional
+ * {@code args[1]} and {@code args[2]}: the log memtable size and the pre-sized WAL size in bytes
+ * (small values make RocksDB switch and recycle WAL files every few appends).
  */
 public final class CrashAppender {
 
@@ -29,7 +31,13 @@ public final class CrashAppender {
         Path dir = Path.of(args[0]);
         PrintStream out = System.out;
         Random random = new Random();
-        try (RocksDbStore store = RocksDbStore.open(dir.resolve("log"));
+        RocksDbStoreOptions options = RocksDbStoreOptions.defaults();
+        if (args.length == 3) {
+            long memtable = Long.parseLong(args[1]);
+            options = options.withWriteBufferBytes(memtable).withMaxTotalWalBytes(memtable * 3 / 2)
+                    .withPresizedWalBytes(Long.parseLong(args[2]));
+        }
+        try (RocksDbStore store = RocksDbStore.open(dir.resolve("log"), options);
              FileMetaStorage meta = FileMetaStorage.open(dir.resolve("meta"))) {
             RocksDbLogStorage log = store.logStorage("crash");
             out.println("READY " + log.lastLogIndex());
