@@ -13,8 +13,10 @@ import io.wheelraft.rpc.proto.RaftServiceGrpc;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,13 @@ import java.util.function.BooleanSupplier;
  * has its own deadline. When the stream breaks, every call on it fails at once and the next call
  * opens a new stream.
  *
+ * <p>Deadlines are kept by one sweep per pipe rather than one scheduled task per call: the sweep
+ * is scheduled for the earliest deadline among the calls in flight, expires whatever is overdue
+ * when it runs and reschedules itself for the next earliest, and stops when nothing is in flight.
+ * A task per call woke the timer thread on every send (its deadline was the new earliest), about
+ * one wake-up per AppendEntries; the sweep wakes about once per deadline period under load and
+ * never when idle. Calls still expire at their own deadline.
+ *
  * <p>Thread-safe: sends are serialized by a lock (that is what fixes their order); answers and
  * stream errors arrive on gRPC I/O threads.
  */
@@ -38,6 +47,11 @@ final class AppendEntriesPipe {
     private final ScheduledExecutorService scheduler;
     private final BooleanSupplier transportClosed;
     private Stream current;
+    /** The scheduled sweep (null: none) and when it runs; guarded by this pipe's lock. */
+    private ScheduledFuture<?> sweep;
+    private long sweepAtNanos;
+    /** Bumped whenever a sweep is replaced, so a replaced one that already started does nothing. */
+    private long sweepGeneration;
 
     AppendEntriesPipe(String endpoint, ManagedChannel channel, ScheduledExecutorService scheduler, BooleanSupplier transportClosed) {
         this.what = "AppendEntries to " + endpoint;
@@ -57,9 +71,17 @@ final class AppendEntriesPipe {
         }
         Stream s = current;
         long callId = s.nextCallId++;
-        Pending p = new Pending(what, release);
+        long now = System.nanoTime();
+        Pending p = new Pending(what, release, now + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         s.pending.put(callId, p);
-        p.timeout = scheduler.schedule(() -> s.expire(callId), timeoutMs, TimeUnit.MILLISECONDS);
+        if (sweep == null || p.deadlineNanos - sweepAtNanos < 0) {
+            // Nothing scheduled, or this call's deadline comes first (callers normally use one
+            // timeout, so under load this branch is taken once per sweep, not once per call).
+            if (sweep != null) {
+                sweep.cancel(false);
+            }
+            scheduleSweep(now, p.deadlineNanos);
+        }
         try {
             s.requests.onNext(AppendEntriesFrame.newBuilder().setCallId(callId).setRequest(request).build());
         } catch (RuntimeException e) {
@@ -79,35 +101,77 @@ final class AppendEntriesPipe {
         return p.future;
     }
 
+    /**
+     * Expires the overdue calls of the current stream (a dead stream's calls were all failed when
+     * it died) and schedules the next sweep for the earliest remaining deadline, if any. The
+     * expired calls are failed outside the lock: their callbacks may send again.
+     */
+    private void sweep(long generation) {
+        List<Pending> overdue = new ArrayList<>();
+        synchronized (this) {
+            if (generation != sweepGeneration) {
+                return; // replaced by an earlier sweep after this one was already running
+            }
+            sweep = null;
+            long now = System.nanoTime();
+            long earliest = 0;
+            boolean waiting = false;
+            Stream s = current;
+            if (s != null) {
+                for (Map.Entry<Long, Pending> e : s.pending.entrySet()) {
+                    long deadline = e.getValue().deadlineNanos;
+                    if (deadline - now <= 0) {
+                        Pending p = s.pending.remove(e.getKey());
+                        if (p != null) {
+                            overdue.add(p);
+                        }
+                    } else if (!waiting || deadline - earliest < 0) {
+                        earliest = deadline;
+                        waiting = true;
+                    }
+                }
+            }
+            if (waiting) {
+                scheduleSweep(now, earliest);
+            }
+        }
+        for (Pending p : overdue) {
+            p.fail(new TransportException(Kind.TIMEOUT, p.what + ": no answer within the deadline"));
+        }
+    }
+
+    /** Schedules the sweep for {@code atNanos}; none if the scheduler is shut down (the transport is closing). */
+    private void scheduleSweep(long nowNanos, long atNanos) {
+        long generation = ++sweepGeneration;
+        try {
+            sweep = scheduler.schedule(() -> sweep(generation), atNanos - nowNanos, TimeUnit.NANOSECONDS);
+            sweepAtNanos = atNanos;
+        } catch (RejectedExecutionException e) {
+            sweep = null;
+        }
+    }
+
     /** A call waiting for its answer. */
     private static final class Pending {
         final String what;
         final Runnable release;
+        final long deadlineNanos;
         final CompletableFuture<AppendEntriesResponse> future = new CompletableFuture<>();
-        volatile ScheduledFuture<?> timeout;
 
-        Pending(String what, Runnable release) {
+        Pending(String what, Runnable release, long deadlineNanos) {
             this.what = what;
             this.release = release;
+            this.deadlineNanos = deadlineNanos;
         }
 
         void complete(AppendEntriesResponse response) {
-            cancelTimeout();
             release.run();
             future.complete(response);
         }
 
         void fail(TransportException e) {
-            cancelTimeout();
             release.run();
             future.completeExceptionally(e);
-        }
-
-        private void cancelTimeout() {
-            ScheduledFuture<?> t = timeout;
-            if (t != null) {
-                t.cancel(false);
-            }
         }
     }
 
@@ -118,13 +182,6 @@ final class AppendEntriesPipe {
         long nextCallId = 1;
         volatile Throwable cause;
         volatile boolean dead;
-
-        void expire(long callId) {
-            Pending p = pending.remove(callId);
-            if (p != null) {
-                p.fail(new TransportException(Kind.TIMEOUT, p.what + ": no answer within the deadline"));
-            }
-        }
 
         @Override
         public void onNext(AppendEntriesResult result) {

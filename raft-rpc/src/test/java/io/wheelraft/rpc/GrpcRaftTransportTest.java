@@ -24,6 +24,7 @@ import static io.wheelraft.rpc.Requests.answer;
 import static io.wheelraft.rpc.Requests.append;
 import static io.wheelraft.rpc.Requests.failure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -130,6 +131,29 @@ class GrpcRaftTransportTest {
             }
         });
         assertEquals(Kind.TIMEOUT, failure(leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 200)).kind());
+    }
+
+    /**
+     * The pipe keeps one sweep for all deadlines, scheduled for the earliest: a call with a short
+     * deadline sent after one with a long deadline must still expire at its own, and a call sent
+     * after everything expired must get a new sweep.
+     */
+    @Test
+    void eachCallOnThePipeExpiresAtItsOwnDeadline() throws Exception {
+        follower.unregister(GROUP, followerId);
+        follower.register(GROUP, followerId, new FakeHandler() {
+            @Override
+            public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
+                return new CompletableFuture<>();
+            }
+        });
+        CompletableFuture<AppendEntriesResponse> slow = leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 60_000);
+        CompletableFuture<AppendEntriesResponse> quick = leader.appendEntries(followerId, append(leaderId, followerId, 2, 1, 16), 200);
+        assertEquals(Kind.TIMEOUT, failure(quick).kind());
+        assertFalse(slow.isDone(), "the 60 s call expired with the 200 ms one");
+        CompletableFuture<AppendEntriesResponse> later = leader.appendEntries(followerId, append(leaderId, followerId, 3, 1, 16), 200);
+        assertEquals(Kind.TIMEOUT, failure(later).kind());
+        assertFalse(slow.isDone());
     }
 
     @Test
