@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--rounds 1] [--warmup 10] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -46,7 +46,11 @@ public final class BenchRunner {
 
     private int durationSecs = 30;
     private int rounds = 1;
-    private int warmupSecs = 10;
+    /**
+     * 20 s: with 10 s the servers' C2 compiler threads were still busy (200-480 ms of CPU a second
+     * each) through the first measured point, which put JIT stalls into its p99.
+     */
+    private int warmupSecs = 20;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
     private List<String> systems = List.of("wheelraft", "wheelraft-unary", "jraft", "ratis");
