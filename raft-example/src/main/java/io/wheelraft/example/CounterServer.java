@@ -104,6 +104,9 @@ public final class CounterServer implements AutoCloseable {
                 .snapshotIntervalSecs(settings.snapshotIntervalSecs())
                 .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
                 .stateMachine(stateMachine)
+                // The counter's onApply is a few map operations in memory and never blocks, so it
+                // runs on the thread that commits instead of costing a hand-off per commit.
+                .applyInline(true)
                 .logStorage(store.logStorage(CounterServiceImpl.GROUP_ID))
                 .metaStorage(meta)
                 .snapshotStorage(snapshots)

@@ -40,6 +40,8 @@ final class FsmCaller {
     private final RecentEntries recent;
     private final ClosureQueue closures;
     private final SerialLane applyLane;
+    /** See {@link io.wheelraft.core.NodeOptions#applyInline()}. */
+    private final boolean applyInline;
     private final LongConsumer appliedListener;
     private final Consumer<Status> errorListener;
 
@@ -55,7 +57,7 @@ final class FsmCaller {
     private volatile boolean snapshotPending;
 
     FsmCaller(String name, StateMachine fsm, LogStorage storage, RecentEntries recent, ClosureQueue closures, Executor applyPool,
-              long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
+              boolean applyInline, long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
               Consumer<Status> errorListener) {
         this.appliedConfiguration = appliedConfiguration;
         this.fsm = fsm;
@@ -63,6 +65,7 @@ final class FsmCaller {
         this.recent = recent;
         this.closures = closures;
         this.applyLane = new SerialLane(name + "-apply", applyPool);
+        this.applyInline = applyInline;
         this.appliedIndex = appliedIndex;
         this.committedIndex = appliedIndex;
         this.appliedListener = appliedListener;
@@ -139,11 +142,18 @@ final class FsmCaller {
         });
     }
 
-    /** Entries up to {@code index} may be applied; called from the Raft lane. */
+    /**
+     * Entries up to {@code index} may be applied; called from the Raft lane. With
+     * {@code applyInline} the calling thread applies them itself when the apply lane is idle.
+     */
     void commitTo(long index) {
         if (index > committedIndex) {
             committedIndex = index;
-            applyLane.execute(this::applyCommitted);
+            if (applyInline) {
+                applyLane.executeHere(this::applyCommitted);
+            } else {
+                applyLane.execute(this::applyCommitted);
+            }
         }
     }
 

@@ -160,7 +160,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
         long now = now();
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
-        fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), snapIndex, base.toEntry(),
+        fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), options.applyInline(), snapIndex, base.toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Node() {
             @Override

@@ -1,0 +1,122 @@
+package io.wheelraft.core.node;
+
+import com.google.protobuf.ByteString;
+import io.wheelraft.core.Closure;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Iterator;
+import io.wheelraft.core.StateMachine;
+import io.wheelraft.core.Status;
+import io.wheelraft.core.consensus.RecentEntries;
+import io.wheelraft.core.spi.SnapshotReader;
+import io.wheelraft.core.spi.SnapshotWriter;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.proto.ConfigurationEntry;
+import io.wheelraft.proto.EntryType;
+import io.wheelraft.proto.LogEntry;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code applyInline}: who runs {@code onApply} for a commit, and in what order. */
+class FsmCallerApplyInlineTest {
+
+    /** The apply pool, run by hand so a hand-off is observable. */
+    private final Queue<Runnable> pool = new ArrayDeque<>();
+    private final List<String> calls = new ArrayList<>();
+    private final MemoryLogStorage storage = new MemoryLogStorage();
+
+    private FsmCaller caller(boolean applyInline) {
+        List<LogEntry> entries = new ArrayList<>();
+        for (long i = 1; i <= 3; i++) {
+            entries.add(LogEntry.newBuilder().setIndex(i).setTerm(1).setType(EntryType.ENTRY_TYPE_DATA)
+                    .setData(ByteString.copyFromUtf8("e" + i)).build());
+        }
+        storage.append(entries);
+        return new FsmCaller("n", new RecordingMachine(), storage, new RecentEntries(0, 0), new ClosureQueue(), pool::add,
+                applyInline, 0, ConfigurationEntry.getDefaultInstance(), applied -> { }, error -> { });
+    }
+
+    private void runPool() {
+        Runnable r;
+        while ((r = pool.poll()) != null) {
+            r.run();
+        }
+    }
+
+    @Test
+    void byDefaultACommitIsHandedToTheApplyPool() {
+        FsmCaller fsm = caller(false);
+        fsm.commitTo(2);
+        assertTrue(calls.isEmpty(), "applied on the committing thread: " + calls);
+        assertEquals(1, pool.size());
+        runPool();
+        assertEquals(List.of("apply 1", "apply 2"), calls);
+    }
+
+    @Test
+    void inlineTheCommittingThreadAppliesWhenTheLaneIsIdle() {
+        FsmCaller fsm = caller(true);
+        fsm.commitTo(2);
+        assertEquals(List.of("apply 1", "apply 2"), calls, "applied before commitTo returned");
+        assertTrue(pool.isEmpty(), "no hand-off to the apply pool");
+        fsm.commitTo(3);
+        assertEquals(List.of("apply 1", "apply 2", "apply 3"), calls);
+        assertEquals(3, fsm.appliedIndex());
+    }
+
+    @Test
+    void inlineACommitWaitsBehindWorkAlreadyQueuedOnTheApplyLane() {
+        FsmCaller fsm = caller(true);
+        fsm.runOnApplyLane(() -> calls.add("queued task"));
+        fsm.commitTo(2);
+        assertTrue(calls.isEmpty(), "the lane is busy (its task waits in the pool), so nothing runs inline: " + calls);
+        runPool();
+        assertEquals(List.of("queued task", "apply 1", "apply 2"), calls);
+    }
+
+    private final class RecordingMachine implements StateMachine {
+        @Override
+        public void onApply(Iterator iterator) {
+            while (iterator.hasNext()) {
+                iterator.next();
+                calls.add("apply " + iterator.index());
+            }
+        }
+
+        @Override
+        public void onSnapshotSave(SnapshotWriter writer, Closure done) {
+            done.run(Status.ok());
+        }
+
+        @Override
+        public boolean onSnapshotLoad(SnapshotReader reader) {
+            return true;
+        }
+
+        @Override
+        public void onLeaderStart(long term) {
+        }
+
+        @Override
+        public void onLeaderStop(Status status) {
+        }
+
+        @Override
+        public void onConfigurationCommitted(Configuration configuration) {
+        }
+
+        @Override
+        public void onError(Status error) {
+        }
+
+        @Override
+        public void onShutdown() {
+        }
+    }
+}
