@@ -39,7 +39,11 @@ final class WalPresizer {
     /** Written to the default column family to give each flush a memtable to switch. */
     private static final byte[] MARKER_KEY = "wheelraft/wal_presize".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     private static final int CHUNK_BYTES = 1 << 20;
-    /** Flush rounds before giving up: RocksDB adds a retired file to its recycle list asynchronously. */
+    /**
+     * Flush rounds before giving up. The first retires the padded file, the second switches onto
+     * it (always so in practice); RocksDB adds a retired file to its recycle list in the flush's
+     * background clean-up, so a later round covers a clean-up that lags.
+     */
     private static final int MAX_ROUNDS = 6;
 
     private WalPresizer() {
@@ -72,15 +76,11 @@ final class WalPresizer {
                     return true;
                 }
                 db.put(synced, MARKER_KEY, new byte[] {(byte) round}); // a memtable for the next switch
-                Thread.sleep(5L * (round + 1)); // the retired file joins the recycle list in the background
             }
             db.delete(synced, MARKER_KEY);
             return liveWalBytes(dir) >= bytes;
         } catch (RocksDBException e) {
             throw new StorageException("cannot pre-size the write-ahead log in " + dir + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageException("interrupted while pre-sizing the write-ahead log in " + dir, e);
         }
     }
 
