@@ -1,14 +1,9 @@
 package io.wheelraft.core.node;
 
 import com.google.protobuf.ByteString;
-import io.wheelraft.core.Closure;
-import io.wheelraft.core.Configuration;
 import io.wheelraft.core.Iterator;
-import io.wheelraft.core.StateMachine;
-import io.wheelraft.core.Status;
+import io.wheelraft.core.StateMachineAdapter;
 import io.wheelraft.core.consensus.RecentEntries;
-import io.wheelraft.core.spi.SnapshotReader;
-import io.wheelraft.core.spi.SnapshotWriter;
 import io.wheelraft.core.storage.memory.MemoryLogStorage;
 import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.EntryType;
@@ -80,43 +75,13 @@ class FsmCallerApplyInlineTest {
         assertEquals(List.of("queued task", "apply 1", "apply 2"), calls);
     }
 
-    private final class RecordingMachine implements StateMachine {
+    private final class RecordingMachine extends StateMachineAdapter {
         @Override
         public void onApply(Iterator iterator) {
             while (iterator.hasNext()) {
                 iterator.next();
                 calls.add("apply " + iterator.index());
             }
-        }
-
-        @Override
-        public void onSnapshotSave(SnapshotWriter writer, Closure done) {
-            done.run(Status.ok());
-        }
-
-        @Override
-        public boolean onSnapshotLoad(SnapshotReader reader) {
-            return true;
-        }
-
-        @Override
-        public void onLeaderStart(long term) {
-        }
-
-        @Override
-        public void onLeaderStop(Status status) {
-        }
-
-        @Override
-        public void onConfigurationCommitted(Configuration configuration) {
-        }
-
-        @Override
-        public void onError(Status error) {
-        }
-
-        @Override
-        public void onShutdown() {
         }
     }
 }
