@@ -121,8 +121,8 @@ class GrpcRaftTransportTest {
         assertTrue(e.getMessage().contains("entry 2 has index 0"), e.getMessage());
     }
 
-    @Test
-    void unansweredCallTimesOutAtItsDeadline() throws Exception {
+    /** Replaces the follower's handler with one that takes every AppendEntries and never answers. */
+    private void followerNeverAnswersAppends() {
         follower.unregister(GROUP, followerId);
         follower.register(GROUP, followerId, new FakeHandler() {
             @Override
@@ -130,6 +130,11 @@ class GrpcRaftTransportTest {
                 return new CompletableFuture<>();
             }
         });
+    }
+
+    @Test
+    void unansweredCallTimesOutAtItsDeadline() throws Exception {
+        followerNeverAnswersAppends();
         assertEquals(Kind.TIMEOUT, failure(leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 200)).kind());
     }
 
@@ -140,13 +145,7 @@ class GrpcRaftTransportTest {
      */
     @Test
     void eachCallOnThePipeExpiresAtItsOwnDeadline() throws Exception {
-        follower.unregister(GROUP, followerId);
-        follower.register(GROUP, followerId, new FakeHandler() {
-            @Override
-            public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
-                return new CompletableFuture<>();
-            }
-        });
+        followerNeverAnswersAppends();
         CompletableFuture<AppendEntriesResponse> slow = leader.appendEntries(followerId, append(leaderId, followerId, 1, 1, 16), 60_000);
         CompletableFuture<AppendEntriesResponse> quick = leader.appendEntries(followerId, append(leaderId, followerId, 2, 1, 16), 200);
         assertEquals(Kind.TIMEOUT, failure(quick).kind());
