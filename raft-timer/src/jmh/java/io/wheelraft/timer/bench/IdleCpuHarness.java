@@ -1,11 +1,8 @@
 package io.wheelraft.timer.bench;
 
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,44 +21,24 @@ public final class IdleCpuHarness {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         List<String> kinds = args.length > 2 ? Arrays.asList(args).subList(2, args.length) : BenchTimer.KINDS;
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         System.out.printf("%-24s %4s %18s %18s%n", "timer", "run", "timer threads ms", "process ms");
         for (int run = 1; run <= runs; run++) {
             for (String kind : kinds) {
-                Set<Long> before = ids(threads.getAllThreadIds());
+                NewThreads before = NewThreads.since();
                 try (BenchTimer timer = BenchTimer.create(kind)) {
                     timer.scheduleNoop(TimeUnit.SECONDS.toNanos(60));
                     Thread.sleep(500); // let the worker start and settle
-                    long[] created = Arrays.stream(threads.getAllThreadIds()).filter(id -> !before.contains(id)).toArray();
-                    long threadCpu0 = cpu(threads, created);
+                    long[] created = before.started();
+                    long threadCpu0 = NewThreads.cpuNanos(created);
                     long processCpu0 = os.getProcessCpuTime();
                     Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
-                    long threadCpu = cpu(threads, created) - threadCpu0;
+                    long threadCpu = NewThreads.cpuNanos(created) - threadCpu0;
                     long processCpu = os.getProcessCpuTime() - processCpu0;
                     System.out.printf("%-24s %4d %18.1f %18.1f%n", kind, run, threadCpu / 1e6, processCpu / 1e6);
                 }
             }
         }
-    }
-
-    private static Set<Long> ids(long[] ids) {
-        Set<Long> s = new HashSet<>();
-        for (long id : ids) {
-            s.add(id);
-        }
-        return s;
-    }
-
-    private static long cpu(ThreadMXBean threads, long[] ids) {
-        long sum = 0;
-        for (long id : ids) {
-            long t = threads.getThreadCpuTime(id);
-            if (t > 0) {
-                sum += t;
-            }
-        }
-        return sum;
     }
 }

@@ -1,10 +1,7 @@
 package io.wheelraft.timer.bench;
 
-import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
-import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -51,12 +48,11 @@ public final class LatenessHarness {
     }
 
     private static Result measure(String kind, int seed) throws InterruptedException {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Set<Long> existing = Arrays.stream(threads.getAllThreadIds()).boxed().collect(Collectors.toSet());
+        NewThreads existing = NewThreads.since();
         try (BenchTimer timer = BenchTimer.create(kind)) {
             warmUp(timer);
-            long[] timerThreads = Arrays.stream(threads.getAllThreadIds()).filter(id -> !existing.contains(id)).toArray();
-            long cpu0 = cpu(threads, timerThreads);
+            long[] timerThreads = existing.started();
+            long cpu0 = NewThreads.cpuNanos(timerThreads);
             long[] deadline = new long[COUNT];
             long[] ran = new long[COUNT];
             CountDownLatch done = new CountDownLatch(COUNT);
@@ -75,7 +71,7 @@ public final class LatenessHarness {
             if (!done.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(kind + ": " + done.getCount() + " timeouts never fired");
             }
-            long timerCpu = cpu(threads, timerThreads) - cpu0;
+            long timerCpu = NewThreads.cpuNanos(timerThreads) - cpu0;
             long[] lateness = new long[COUNT];
             long[] after = new long[COUNT];
             int afterCount = 0;
@@ -87,17 +83,6 @@ public final class LatenessHarness {
             }
             return new Result(lateness, Arrays.copyOf(after, afterCount), scheduled - start, timerCpu);
         }
-    }
-
-    private static long cpu(ThreadMXBean threads, long[] ids) {
-        long sum = 0;
-        for (long id : ids) {
-            long t = threads.getThreadCpuTime(id);
-            if (t > 0) {
-                sum += t;
-            }
-        }
-        return sum;
     }
 
     private static void warmUp(BenchTimer timer) throws InterruptedException {
