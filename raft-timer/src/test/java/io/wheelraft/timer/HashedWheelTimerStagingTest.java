@@ -44,6 +44,10 @@ class HashedWheelTimerStagingTest {
         void set(long nanos) {
             now.set(nanos);
         }
+
+        void advance(long nanos) {
+            now.addAndGet(nanos);
+        }
     }
 
     private final SetClock clock = new SetClock();
@@ -111,17 +115,17 @@ class HashedWheelTimerStagingTest {
         assertTrue(timer.isStaged(t));
         assertEquals(10 * MS, timer.deadlineOf(t), "a staged timeout holds its delay");
 
-        clock.set(clock.now.get() + 400_000); // the drain comes 0.4 ms after the call
+        clock.advance(400_000); // the drain comes 0.4 ms after the call
         long drainedAt = timer.relativeNow();
         timer.runWorkerPass();
         assertFalse(timer.isStaged(t));
         assertEquals(drainedAt + 10 * MS, timer.deadlineOf(t));
         assertTrue(timer.deadlineOf(t) >= calledAt + 10 * MS);
 
-        clock.set(clock.now.get() + 10 * MS - 1);
+        clock.advance(10 * MS - 1);
         timer.runWorkerPass();
         assertEquals(List.of(), fired, "fired before its stamped deadline");
-        clock.set(clock.now.get() + 1);
+        clock.advance(1);
         timer.runWorkerPass();
         assertEquals(List.of("x"), fired);
         assertTrue(t.isExpired());
@@ -137,7 +141,7 @@ class HashedWheelTimerStagingTest {
             stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
         }
         assertTrue(stream.stream().allMatch(timer::isStaged));
-        clock.set(clock.now.get() + 100_000);
+        clock.advance(100_000);
         long stampedAt = timer.relativeNow();
         stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
         assertEquals(reads + 1, clock.reads.get() - 1, "one clock read per " + HashedWheelTimer.STAMP_EVERY
@@ -153,7 +157,7 @@ class HashedWheelTimerStagingTest {
         HashedWheelTimer timer = handDriven(0);
         startTicking(timer);
         timer.newTimeout(record("now"), 0, TimeUnit.MILLISECONDS);
-        clock.set(clock.now.get() + 300_000);
+        clock.advance(300_000);
         timer.runWorkerPass();
         assertEquals(List.of(), fired, "the drain time is the deadline; the pass that drained started earlier");
         timer.runWorkerPass();
@@ -168,7 +172,7 @@ class HashedWheelTimerStagingTest {
         timer.newTimeout(record("b"), 5, TimeUnit.MILLISECONDS);
         timer.newTimeout(record("early"), 4, TimeUnit.MILLISECONDS);
         timer.runWorkerPass();
-        clock.set(clock.now.get() + 6 * MS);
+        clock.advance(6 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("early", "a", "b"), fired);
     }
@@ -185,7 +189,7 @@ class HashedWheelTimerStagingTest {
         assertFalse(previous.cancel(), "second cancel");
         assertEquals(before + 1, timer.pendingTimeouts(), "no longer counted as pending");
         timer.runWorkerPass();
-        clock.set(clock.now.get() + 5 * MS);
+        clock.advance(5 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("next"), fired);
         assertTrue(next.isExpired());
@@ -204,7 +208,7 @@ class HashedWheelTimerStagingTest {
         assertFalse(timer.isStaged(previous), "the drain took it off the staged list");
         assertFalse(timer.isInSlot(previous), "and dropped it instead of linking it");
         assertTrue(timer.isInSlot(next));
-        clock.set(clock.now.get() + 5 * MS);
+        clock.advance(5 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("next"), fired);
     }
@@ -225,7 +229,7 @@ class HashedWheelTimerStagingTest {
         }
         Timeout cancelled = stream.remove(0);
         assertTrue(cancelled.cancel());
-        clock.set(clock.now.get() + 1);
+        clock.advance(1);
         timer.runWorkerPass(); // links the stamped ones before expiring: their deadlines have passed
         assertEquals(HashedWheelTimer.STAMP_EVERY - 1, fired.size(), "stamped timeouts fire in the pass that links them");
         assertFalse(fired.contains("t0"));
@@ -244,7 +248,7 @@ class HashedWheelTimerStagingTest {
         assertTrue(t.cancel());
         assertFalse(timer.isInSlot(t), "unlinked from its slot by the cancel itself");
         assertEquals(before, timer.pendingTimeouts());
-        clock.set(clock.now.get() + 5 * MS);
+        clock.advance(5 * MS);
         timer.runWorkerPass();
         assertEquals(List.of(), fired);
     }
@@ -316,7 +320,7 @@ class HashedWheelTimerStagingTest {
         long idleWake = wakes.get(wakes.size() - 1); // the pass that lowered the flags
         assertTrue(idleWake > now + TimeUnit.MINUTES.toNanos(59), "an idle worker parks until the next due tick: " + idleWake);
 
-        clock.set(clock.now.get() + 7 * MS);
+        clock.advance(7 * MS);
         Timeout t = timer.newTimeout(t2 -> { }, 3, TimeUnit.MILLISECONDS);
         assertFalse(timer.isStaged(t));
         assertEquals(timer.relativeNow() + 3 * MS, timer.deadlineOf(t), "a direct schedule stamps its own clock reading");
@@ -340,7 +344,7 @@ class HashedWheelTimerStagingTest {
         assertTrue(wake <= now + timer.drainNanos(), "activity seen: the worker keeps ticking");
         timer.runWorkerPass();
         assertTrue(timer.isStaging(), "and lets callers stage again");
-        clock.set(clock.now.get() + 2 * MS);
+        clock.advance(2 * MS);
         timer.runWorkerPass();
         assertEquals(List.of("x"), fired);
     }
@@ -355,18 +359,18 @@ class HashedWheelTimerStagingTest {
         long wake = timer.runWorkerPass();
         assertEquals(t0 + 100_000 + slack, wake, "the earliest deadline plus the slack, before the tick's end");
 
-        clock.set(clock.now.get() + 99_999);
+        clock.advance(99_999);
         timer.runWorkerPass();
         assertEquals(List.of(), fired, "never before the deadline");
-        clock.set(clock.now.get() + 1);
+        clock.advance(1);
         wake = timer.runWorkerPass();
         assertEquals(List.of("early"), fired);
         assertEquals(t0 + MS, wake, "the next deadline plus the slack is past the tick's end: wake at the end");
 
-        clock.set(clock.now.get() + 800_000 - 1);
+        clock.advance(800_000 - 1);
         timer.runWorkerPass();
         assertEquals(List.of("early"), fired);
-        clock.set(clock.now.get() + 1);
+        clock.advance(1);
         timer.runWorkerPass();
         assertEquals(List.of("early", "late"), fired, "fired mid-tick, at its deadline");
     }
