@@ -138,32 +138,24 @@ final class WheelBuckets {
      */
     int stampStaged(long now) {
         StagedList list = staged;
-        WheelTimeout t = list.stagedHead;
+        long sizeBefore = size;
+        WheelTimeout kept = keepPending(list.stagedHead);
+        WheelTimeout keptLast = keptTail;
         list.stagedHead = null;
         list.stagedTail = null;
-        int dropped = 0;
-        WheelTimeout tail = list.stampedTail;
-        while (t != null) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            if (t.isPending()) {
+        if (kept != null) {
+            for (WheelTimeout t = kept; t != null; t = t.next) {
                 t.deadline = ManualClock.saturatedAdd(now, t.deadline);
                 t.slot = WheelTimeout.STAMPED;
-                if (tail == null) {
-                    list.stampedHead = t;
-                } else {
-                    tail.next = t;
-                }
-                tail = t;
-            } else {
-                t.slot = WheelTimeout.UNLINKED;
-                size--;
-                dropped++;
             }
-            t = next;
+            if (list.stampedTail == null) {
+                list.stampedHead = kept;
+            } else {
+                list.stampedTail.next = kept;
+            }
+            list.stampedTail = keptLast;
         }
-        list.stampedTail = tail;
-        return dropped;
+        return (int) (sizeBefore - size); // at most the staged list's length
     }
 
     /**
