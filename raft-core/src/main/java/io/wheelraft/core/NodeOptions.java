@@ -27,6 +27,7 @@ public final class NodeOptions {
     private long randomSeed = System.nanoTime();
     private int applyQueueCapacity = 16384;
     private boolean applyInline;
+    private boolean writeInline;
     private int logCacheEntries = 2048;
     private int logCacheMaxEntryBytes = 16 * 1024;
     private int maxInflightAppends = 256;
@@ -136,6 +137,21 @@ public final class NodeOptions {
      */
     public boolean applyInline() { return applyInline; }
     public NodeOptions applyInline(boolean v) { applyInline = v; return this; }
+
+    /**
+     * Whether a follower writes sparse log appends on the thread that delivered them (a transport
+     * I/O thread, when the Raft lane was idle) instead of handing them to a disk thread. Default
+     * false.
+     *
+     * <p>Sparse: the previous append came more than twice the last write's duration earlier, so
+     * there is nothing to group-commit with. This saves the disk-thread wake-up and the I/O
+     * thread wake-up for the answer (measured in docs/benchmarks.md). The price is that the
+     * delivering thread waits for the fsync: other connections it serves wait with it, so a disk
+     * that stalls for seconds stalls them too (with the hand-off only this node's acknowledgements
+     * would wait). Writes that come close together keep the hand-off and its group commit.
+     */
+    public boolean writeInline() { return writeInline; }
+    public NodeOptions writeInline(boolean v) { writeInline = v; return this; }
 
     /**
      * Recently persisted log entries kept in memory (0: none), so replication's term checks and

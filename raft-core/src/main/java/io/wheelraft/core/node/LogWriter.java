@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 
 /**
  * Writes a node's log on its disk lane, off the Raft lane. Writes queued while the disk was busy
@@ -43,13 +44,30 @@ final class LogWriter {
     private final SerialLane diskLane;
     private final Listener listener;
     private final Queue<Write> queue = new ConcurrentLinkedQueue<>();
+    /** Null: every write goes to the disk pool. Otherwise the clock that tells sparse writes apart. */
+    private final LongSupplier inlineClock;
     private long generation;
+    /** When the last append was submitted (Raft lane only). */
+    private long lastSubmitNanos;
+    private boolean submittedBefore;
+    /** How long the last group commit took (written on the disk lane, read on the Raft lane). */
+    private volatile long lastWriteNanos;
     private volatile boolean failed;
 
     LogWriter(String name, LogStorage storage, Executor diskPool, Listener listener) {
+        this(name, storage, diskPool, listener, null);
+    }
+
+    /**
+     * @param inlineClock non-null to let sparse appends run on the submitting thread (see
+     *                    {@link io.wheelraft.core.NodeOptions#writeInline()}); its nanoseconds
+     *                    measure how far apart appends come and how long a write takes
+     */
+    LogWriter(String name, LogStorage storage, Executor diskPool, Listener listener, LongSupplier inlineClock) {
         this.storage = storage;
         this.diskLane = new SerialLane(name + "-disk", diskPool);
         this.listener = listener;
+        this.inlineClock = inlineClock;
     }
 
     /** Acknowledgements tagged with an older generation are for writes a reset has since wiped. */
@@ -59,7 +77,33 @@ final class LogWriter {
 
     /** Queues a write; called from the Raft lane. */
     void submit(long truncateAfter, List<LogEntry> entries) {
-        enqueue(new Write(Kind.APPEND, truncateAfter, entries, generation, null));
+        submit(truncateAfter, entries, false);
+    }
+
+    /**
+     * Queues a write; called from the Raft lane. With {@code mayRunHere}, and when this writer was
+     * made with an inline clock, a <em>sparse</em> append runs at once on the calling thread
+     * (if the disk lane is idle) instead of waking a disk thread. Sparse means the previous append
+     * was submitted more than twice the last write's duration ago: writes are not coming often
+     * enough to share an fsync, so a group commit has nothing to gain from waiting on the disk
+     * lane. Under load the gap is short and the hand-off (and its group commit) is kept.
+     */
+    void submit(long truncateAfter, List<LogEntry> entries, boolean mayRunHere) {
+        Write w = new Write(Kind.APPEND, truncateAfter, entries, generation, null);
+        if (inlineClock == null) {
+            enqueue(w);
+            return;
+        }
+        long now = inlineClock.getAsLong();
+        boolean sparse = !submittedBefore || now - lastSubmitNanos > 2 * lastWriteNanos;
+        submittedBefore = true;
+        lastSubmitNanos = now;
+        if (mayRunHere && sparse) {
+            queue.add(w);
+            diskLane.executeHere(this::flush);
+        } else {
+            enqueue(w);
+        }
     }
 
     /** Queues log compaction: drop entries before {@code firstIndexKept}. */
@@ -113,11 +157,15 @@ final class LogWriter {
         if (group.isEmpty()) {
             return;
         }
+        long started = inlineClock == null ? 0 : inlineClock.getAsLong();
         try {
             storage.append(group);
         } catch (RuntimeException e) {
             fail(e);
             return;
+        }
+        if (inlineClock != null) {
+            lastWriteNanos = inlineClock.getAsLong() - started;
         }
         LogEntry last = group.get(group.size() - 1);
         listener.onWritten(last.getIndex(), last.getTerm(), groupGeneration);

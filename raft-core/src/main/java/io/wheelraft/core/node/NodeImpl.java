@@ -159,7 +159,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             }
         }
         long now = now();
-        logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener());
+        logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener(), options.writeInline() ? this::nanos : null);
         fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), options.applyInline(), snapIndex, base.toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Node() {
@@ -765,7 +765,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void persistEntries(long truncateAfter, List<LogEntry> entries) {
-            logWriter.submit(truncateAfter, entries);
+            // Only a follower writes inline: the leader's own write is off its commit path.
+            logWriter.submit(truncateAfter, entries, !core.isLeader());
         }
 
         @Override

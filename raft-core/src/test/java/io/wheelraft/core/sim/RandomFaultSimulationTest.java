@@ -82,6 +82,11 @@ class RandomFaultSimulationTest {
             if (snapshots) {
                 o.snapshotIntervalSecs(1).snapshotLogMargin(20).snapshotChunkBytes(32);
             }
+            if (seed % 4 == 2) {
+                // Followers write sparse appends and every node applies on the thread that got
+                // there, as the counter example runs: the same checks must hold.
+                o.writeInline(true).applyInline(true);
+            }
         });
         Random r = new Random(c.random().nextLong());
         CounterWorkload load = new CounterWorkload(c, 4, 4 * ELECTION_TIMEOUT_MS);
