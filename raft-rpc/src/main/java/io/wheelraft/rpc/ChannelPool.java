@@ -26,11 +26,13 @@ final class ChannelPool implements AutoCloseable {
     private final RpcOptions options;
     private final ConnectionListeners listeners;
     private final ScheduledExecutorService scheduler;
+    private final TransportEventLoops loops;
     private final ConcurrentHashMap<String, Remote> remotes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    ChannelPool(RpcOptions options, ConnectionListeners listeners, ScheduledExecutorService scheduler) {
+    ChannelPool(RpcOptions options, ConnectionListeners listeners, ScheduledExecutorService scheduler, TransportEventLoops loops) {
         this.options = options;
+        this.loops = loops;
         this.listeners = listeners;
         this.scheduler = scheduler;
     }
@@ -51,7 +53,7 @@ final class ChannelPool implements AutoCloseable {
     }
 
     private Remote open(String endpoint) {
-        ManagedChannel channel = RaftChannels.open(endpoint, options);
+        ManagedChannel channel = RaftChannels.open(endpoint, options, loops);
         new OutboundConnectionWatcher(endpoint, channel, listeners, scheduler, options).start();
         LOG.debug("opened channel to {}", endpoint);
         return new Remote(channel, new InFlightBytes(options.maxOutboundInFlightBytesPerEndpoint()),

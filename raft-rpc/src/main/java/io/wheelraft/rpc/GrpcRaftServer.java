@@ -42,7 +42,8 @@ final class GrpcRaftServer implements AutoCloseable {
     private final String host;
 
     GrpcRaftServer(String host, int port, RpcOptions options, RaftServiceImpl raftService,
-                   InboundConnectionTracker connections, List<BindableService> services, java.util.Set<String> inlineServices) {
+                   InboundConnectionTracker connections, List<BindableService> services, java.util.Set<String> inlineServices,
+                   TransportEventLoops loops) {
         this.host = host;
         ServerCredentials credentials = options.tls() == null ? InsecureServerCredentials.create() : options.tls().serverCredentials();
         this.workers = Executors.newFixedThreadPool(options.serverWorkerThreads(), daemonThreads("wheelraft-rpc-worker"));
@@ -72,7 +73,7 @@ final class GrpcRaftServer implements AutoCloseable {
             ServerServiceDefinition def = MalformedRequests.rejectAsInvalidArgument(s.bindService());
             b.addService(def);
         }
-        this.server = b.build();
+        this.server = loops.applyTo(b).build();
     }
 
     void start() {

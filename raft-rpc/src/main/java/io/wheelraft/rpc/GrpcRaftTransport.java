@@ -62,6 +62,7 @@ public final class GrpcRaftTransport implements RaftTransport {
     private final ChannelPool channels;
     private final GrpcRaftServer server;
     private final InboundConnectionTracker inbound;
+    private final TransportEventLoops loops;
     private volatile boolean closed;
 
     private GrpcRaftTransport(Builder b) {
@@ -70,13 +71,14 @@ public final class GrpcRaftTransport implements RaftTransport {
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, GrpcRaftServer.daemonThreads("wheelraft-rpc-timer"));
         timers.setRemoveOnCancelPolicy(true); // most call deadlines are cancelled: do not keep them queued
         this.scheduler = timers;
-        this.channels = new ChannelPool(options, listeners, scheduler);
+        this.loops = TransportEventLoops.create(options.ioThreads());
+        this.channels = new ChannelPool(options, listeners, scheduler, loops);
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
         this.inbound = tracker;
         RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
-        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, java.util.Set.copyOf(b.inlineServices));
+        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, java.util.Set.copyOf(b.inlineServices), loops);
     }
 
     public static Builder builder() {
@@ -197,6 +199,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         handlers.clear();
         channels.close();
         server.close();
+        loops.close();
         scheduler.shutdownNow();
     }
 

@@ -25,6 +25,15 @@ public final class RaftChannels {
      * @throws IllegalArgumentException if the endpoint is not {@code host:port}
      */
     public static ManagedChannel open(String endpoint, RpcOptions options) {
+        return builder(endpoint, options).build();
+    }
+
+    /** Like {@link #open(String, RpcOptions)}, on the given event loops (a transport's own). */
+    static ManagedChannel open(String endpoint, RpcOptions options, TransportEventLoops loops) {
+        return loops.applyTo(builder(endpoint, options)).build();
+    }
+
+    private static NettyChannelBuilder builder(String endpoint, RpcOptions options) {
         PeerId address = PeerId.parse(endpoint);
         ChannelCredentials credentials = options.tls() == null ? InsecureChannelCredentials.create() : options.tls().channelCredentials();
         return NettyChannelBuilder.forAddress(address.host(), address.port(), credentials)
@@ -36,7 +45,6 @@ public final class RaftChannels {
                 // An idle channel would drop its connection, which the peer would take for our death.
                 .idleTimeout(365, TimeUnit.DAYS)
                 // Raft resends what matters itself; gRPC-level retries would only reorder requests.
-                .disableRetry()
-                .build();
+                .disableRetry();
     }
 }

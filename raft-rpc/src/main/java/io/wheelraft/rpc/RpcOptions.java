@@ -18,6 +18,7 @@ public final class RpcOptions {
     private final long keepAliveTimeMs;
     private final long keepAliveTimeoutMs;
     private final int serverWorkerThreads;
+    private final int ioThreads;
     private final TlsConfig tls;
 
     private RpcOptions(Builder b) {
@@ -29,6 +30,7 @@ public final class RpcOptions {
         this.keepAliveTimeMs = b.keepAliveTimeMs;
         this.keepAliveTimeoutMs = b.keepAliveTimeoutMs;
         this.serverWorkerThreads = b.serverWorkerThreads;
+        this.ioThreads = b.ioThreads;
         this.tls = b.tls;
     }
 
@@ -79,6 +81,18 @@ public final class RpcOptions {
         return serverWorkerThreads;
     }
 
+    /**
+     * Netty event-loop threads of the transport's own, shared by its server and its channels to
+     * peers; 0 (the default) uses gRPC's process-wide default group (twice the cores). Fewer
+     * loops mean fewer wake-ups between them: with one, a leader's AppendEntries and its reply to
+     * the client leave from the loop that received the work, which lowered the counter's latency
+     * at 1 in flight on the 2-core benchmark machine (docs/benchmarks.md). All network work of the
+     * process then shares that many threads, so a busy server with many cores wants more.
+     */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
     /** TLS settings, or null for plain text. */
     public TlsConfig tls() {
         return tls;
@@ -94,6 +108,7 @@ public final class RpcOptions {
         private long keepAliveTimeMs = 10_000;
         private long keepAliveTimeoutMs = 5_000;
         private int serverWorkerThreads = 4;
+        private int ioThreads;
         private TlsConfig tls;
 
         private Builder() {
@@ -133,6 +148,15 @@ public final class RpcOptions {
 
         public Builder serverWorkerThreads(int threads) {
             this.serverWorkerThreads = (int) positive("serverWorkerThreads", threads);
+            return this;
+        }
+
+        /** See {@link RpcOptions#ioThreads()}; 0 for gRPC's shared default group. */
+        public Builder ioThreads(int threads) {
+            if (threads < 0) {
+                throw new IllegalArgumentException("ioThreads must be 0 (gRPC's default event loops) or more, was " + threads);
+            }
+            this.ioThreads = threads;
             return this;
         }
 
