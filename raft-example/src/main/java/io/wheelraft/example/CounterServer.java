@@ -107,6 +107,9 @@ public final class CounterServer implements AutoCloseable {
                 // The counter's onApply is a few map operations in memory and never blocks, so it
                 // runs on the thread that commits instead of costing a hand-off per commit.
                 .applyInline(true)
+                // A follower syncs a lone append on the thread that received it instead of waking
+                // a disk thread; appends that come close together keep the hand-off and group commit.
+                .writeInline(true)
                 .logStorage(store.logStorage(CounterServiceImpl.GROUP_ID))
                 .metaStorage(meta)
                 .snapshotStorage(snapshots)
