@@ -125,7 +125,7 @@ final class ServerCluster implements AutoCloseable {
     }
 
     /** Distinct ports that were free a moment ago (bound together, so they differ). */
-    private static List<Integer> freePorts(int n) {
+    static List<Integer> freePorts(int n) {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
