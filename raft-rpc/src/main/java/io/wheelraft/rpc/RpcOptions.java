@@ -85,9 +85,11 @@ public final class RpcOptions {
      * Netty event-loop threads of the transport's own, shared by its server and its channels to
      * peers; 0 (the default) uses gRPC's process-wide default group (twice the cores). Fewer
      * loops mean fewer wake-ups between them: with one, a leader's AppendEntries and its reply to
-     * the client leave from the loop that received the work, which lowered the counter's latency
-     * at 1 in flight on the 2-core benchmark machine (docs/benchmarks.md). All network work of the
-     * process then shares that many threads, so a busy server with many cores wants more.
+     * the client leave from the loop that received the work. On the 2-core benchmark machine one
+     * loop made no difference beyond noise for the counter (docs/benchmarks.md, step 8b). All
+     * network work of the process then shares that many threads: a busy server with many cores
+     * wants more, and with {@code NodeOptions.writeInline} a follower's fsync runs on one of them,
+     * so with a single loop every connection of the process waits for the disk.
      */
     public int ioThreads() {
         return ioThreads;
