@@ -37,6 +37,9 @@ public final class BenchLogConfigurator extends ContextAwareBase implements Conf
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.WARN);
         root.addAppender(stderr);
+        // SOFAJRaft's Bolt client logs a warning with a stack trace for every connection it tries
+        // while the servers are still starting (some 120 per run); its errors still show.
+        context.getLogger("com.alipay.sofa.common.log").setLevel(Level.ERROR);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 }

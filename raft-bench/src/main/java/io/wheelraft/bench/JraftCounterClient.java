@@ -27,9 +27,11 @@ final class JraftCounterClient implements CounterClient {
     private static final int TIMEOUT_MS = 5_000;
 
     private final CliClientServiceImpl cli = new CliClientServiceImpl();
+    private final List<String> endpoints;
     private volatile PeerId leader;
 
     JraftCounterClient(List<String> endpoints) {
+        this.endpoints = List.copyOf(endpoints);
         Configuration conf = new Configuration();
         if (!conf.parse(String.join(",", endpoints))) {
             throw new IllegalArgumentException("bad SOFAJRaft peer list " + endpoints);
@@ -44,6 +46,11 @@ final class JraftCounterClient implements CounterClient {
     public void awaitLeader(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "no attempt";
+        // Bolt logs an error for every connection it is refused, so the leader poll starts once
+        // every server listens instead of logging some thirty refusals per server at start-up.
+        if (!ServerCluster.awaitListening(endpoints, deadline)) {
+            throw new IllegalStateException("SOFAJRaft: not every server of " + endpoints + " listened within " + timeout);
+        }
         while (System.nanoTime() - deadline < 0) {
             try {
                 if (RouteTable.getInstance().refreshLeader(cli, JraftCounterServer.GROUP, 1000).isOk()) {

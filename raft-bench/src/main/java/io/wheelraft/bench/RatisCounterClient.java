@@ -30,8 +30,10 @@ final class RatisCounterClient implements CounterClient {
     private static final ByteString ONE = ByteString.copyFrom(ByteBuffer.allocate(Long.BYTES).putLong(0, 1L));
 
     private final RaftClient client;
+    private final List<String> endpoints;
 
     RatisCounterClient(List<String> endpoints) {
+        this.endpoints = List.copyOf(endpoints);
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(properties, MAX_SLOTS);
@@ -40,6 +42,10 @@ final class RatisCounterClient implements CounterClient {
 
     @Override
     public void awaitLeader(Duration timeout) throws InterruptedException {
+        // The Ratis client logs every refused connection with its stack trace: start once all listen.
+        if (!ServerCluster.awaitListening(endpoints, System.nanoTime() + timeout.toNanos())) {
+            throw new IllegalStateException("Ratis: not every server of " + endpoints + " listened within " + timeout);
+        }
         try {
             increment(0).get(timeout.toMillis(), TimeUnit.MILLISECONDS); // the client retries until a leader answers
         } catch (ExecutionException | TimeoutException e) {

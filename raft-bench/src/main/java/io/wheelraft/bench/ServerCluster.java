@@ -7,7 +7,9 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,6 +80,30 @@ final class ServerCluster implements AutoCloseable {
             throw e;
         }
         return cluster;
+    }
+
+    /**
+     * Waits until every {@code host:port} accepts a TCP connection, polling every 50 ms.
+     *
+     * @return false if {@code deadlineNanos} ({@link System#nanoTime()}) passed first
+     */
+    static boolean awaitListening(List<String> endpoints, long deadlineNanos) throws InterruptedException {
+        for (String endpoint : endpoints) {
+            int colon = endpoint.lastIndexOf(':');
+            InetSocketAddress address = new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+            while (true) {
+                try (Socket probe = new Socket()) {
+                    probe.connect(address, 1000);
+                    break;
+                } catch (IOException notYet) {
+                    if (System.nanoTime() - deadlineNanos >= 0) {
+                        return false;
+                    }
+                    Thread.sleep(50); // the JVM is still starting: poll its port again shortly
+                }
+            }
+        }
+        return true;
     }
 
     List<String> endpoints() {
