@@ -5,6 +5,7 @@ import io.grpc.BindableService;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
+import io.grpc.netty.shaded.io.netty.util.internal.ThreadExecutorMap;
 import io.grpc.stub.StreamObserver;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.spi.ConnectionListener;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +152,17 @@ public final class GrpcRaftTransport implements RaftTransport {
     @Override
     public CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs) {
         return call("ReadIndex", RaftServiceGrpc.getReadIndexMethod(), target, request, timeoutMs);
+    }
+
+    /**
+     * The Netty event loop running the calling thread (gRPC delivers Raft traffic and inline
+     * services, such as the counter's client stream, on these threads), found through Netty's
+     * thread-to-executor map; null on any other thread. A task posted from a loop to itself joins
+     * its task queue and runs after the current reads, with no wake-up.
+     */
+    @Override
+    public Executor callingEventLoop() {
+        return ThreadExecutorMap.currentExecutor();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.wheelraft.proto.InstallSnapshotRequest;
 import io.wheelraft.proto.ReadIndexRequest;
 import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.TimeoutNowRequest;
+import io.wheelraft.proto.TimeoutNowResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,8 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import static io.wheelraft.rpc.Requests.GROUP;
 import static io.wheelraft.rpc.Requests.answer;
@@ -25,6 +28,7 @@ import static io.wheelraft.rpc.Requests.append;
 import static io.wheelraft.rpc.Requests.failure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,6 +72,30 @@ class GrpcRaftTransportTest {
                 .setServerId(from).setPeerId(to).build(), 5000)).getSuccess());
         assertEquals(42, answer(leader.readIndex(followerId, ReadIndexRequest.newBuilder().setGroupId(GROUP)
                 .setServerId(from).setPeerId(to).build(), 5000)).getIndex());
+    }
+
+    @Test
+    void aHandlerOnAnIoThreadGetsItsEventLoopAndATaskPostedThereRunsOnTheSameThread() throws Exception {
+        CompletableFuture<Thread> handlerThread = new CompletableFuture<>();
+        CompletableFuture<Thread> postedTaskThread = new CompletableFuture<>();
+        follower.unregister(GROUP, followerId);
+        follower.register(GROUP, followerId, new FakeHandler() {
+            @Override
+            public CompletableFuture<TimeoutNowResponse> handleTimeoutNow(TimeoutNowRequest request) {
+                handlerThread.complete(Thread.currentThread());
+                Executor loop = follower.callingEventLoop();
+                if (loop == null) {
+                    postedTaskThread.completeExceptionally(new AssertionError("no event loop on " + Thread.currentThread()));
+                } else {
+                    loop.execute(() -> postedTaskThread.complete(Thread.currentThread()));
+                }
+                return super.handleTimeoutNow(request);
+            }
+        });
+        assertTrue(answer(leader.timeoutNow(followerId, TimeoutNowRequest.newBuilder().setGroupId(GROUP)
+                .setServerId(leaderId.toString()).setPeerId(followerId.toString()).build(), 5000)).getSuccess());
+        assertEquals(handlerThread.get(5, TimeUnit.SECONDS), postedTaskThread.get(5, TimeUnit.SECONDS));
+        assertNull(follower.callingEventLoop(), "the test's own thread runs no event loop");
     }
 
     @Test

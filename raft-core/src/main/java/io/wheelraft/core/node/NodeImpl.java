@@ -110,7 +110,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
         this.random = new Random(options.randomSeed());
         this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
-                () -> commitIndex >= lastProposedIndex, this::proposeBatch);
+                () -> commitIndex >= lastProposedIndex, transport::callingEventLoop, this::proposeBatch);
     }
 
     /**

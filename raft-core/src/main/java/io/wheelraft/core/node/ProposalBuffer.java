@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Carries one node's {@code apply} tasks from client threads to its Raft lane in batches.
@@ -30,6 +32,12 @@ import java.util.function.Consumer;
  * every proposal inline halved throughput at 16 and 128 requests in flight). This is Nagle's rule
  * turned around: send at once when the pipe is empty, batch while it is busy.
  *
+ * <p>When the caller is a transport event loop (the proposals come from client messages it is
+ * reading), the busy-pipe drain is not handed to a lane thread but deferred on that same loop: it
+ * runs once the loop has delivered the rest of what it read, so the burst of requests that came
+ * in one read still forms one batch, and no lane thread has to be woken for it (a wake-up costs
+ * tens of microseconds on a loaded machine; docs/benchmarks.md, step 9).
+ *
  * <p>Bounded: past {@code capacity} queued tasks {@link #offer} refuses at once, so the caller can
  * answer BUSY and {@code apply} never blocks. {@link #offer} is safe from any thread.
  */
@@ -45,12 +53,13 @@ final class ProposalBuffer {
     private final Executor lane;
     private final Executor laneHere;
     private final BooleanSupplier pipelineIdle;
+    private final Supplier<Executor> callerLoop;
     private final Consumer<List<Task>> sink;
     private final Runnable drain = this::drain;
 
     /** A buffer that always hands its drain to {@code lane}. */
     ProposalBuffer(int capacity, Executor lane, Consumer<List<Task>> sink) {
-        this(capacity, lane, lane, () -> false, sink);
+        this(capacity, lane, lane, () -> false, () -> null, sink);
     }
 
     /**
@@ -59,8 +68,12 @@ final class ProposalBuffer {
      *                     {@link SerialLane#executeHere}
      * @param pipelineIdle true when the node has no proposed entry waiting for commit; then a drain
      *                     goes to {@code laneHere}
+     * @param callerLoop   the calling thread's event loop, or null when it runs none (see
+     *                     {@link io.wheelraft.core.spi.RaftTransport#callingEventLoop()}); a drain
+     *                     while the pipeline is busy is deferred there, then goes to {@code laneHere}
      */
-    ProposalBuffer(int capacity, Executor lane, Executor laneHere, BooleanSupplier pipelineIdle, Consumer<List<Task>> sink) {
+    ProposalBuffer(int capacity, Executor lane, Executor laneHere, BooleanSupplier pipelineIdle,
+                   Supplier<Executor> callerLoop, Consumer<List<Task>> sink) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be > 0, was " + capacity);
         }
@@ -68,6 +81,7 @@ final class ProposalBuffer {
         this.lane = lane;
         this.laneHere = laneHere;
         this.pipelineIdle = pipelineIdle;
+        this.callerLoop = callerLoop;
         this.sink = sink;
     }
 
@@ -79,9 +93,26 @@ final class ProposalBuffer {
         }
         queue.add(task);
         if (drainPosted.compareAndSet(false, true)) {
-            (pipelineIdle.getAsBoolean() ? laneHere : lane).execute(drain);
+            postDrain();
         }
         return true;
+    }
+
+    private void postDrain() {
+        if (pipelineIdle.getAsBoolean()) {
+            laneHere.execute(drain);
+            return;
+        }
+        Executor loop = callerLoop.get();
+        if (loop != null) {
+            try {
+                loop.execute(() -> laneHere.execute(drain));
+                return;
+            } catch (RejectedExecutionException shuttingDown) {
+                // the loop is closing: the lane takes the drain, so no task is stranded
+            }
+        }
+        lane.execute(drain);
     }
 
     /** Tasks queued and not yet handed to the node. */

@@ -13,6 +13,7 @@ import io.wheelraft.proto.TimeoutNowRequest;
 import io.wheelraft.proto.TimeoutNowResponse;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * Carries Raft messages between peers. One transport per process serves every group hosted in
@@ -59,6 +60,17 @@ public interface RaftTransport extends AutoCloseable {
      * connections.
      */
     default void prepareConnection(PeerId peer) {
+    }
+
+    /**
+     * The event loop the calling thread runs, when it is a network I/O thread of this transport's
+     * library (reading a client's or a peer's messages); null otherwise, and for transports without
+     * event loops. A task given to it runs later on this same thread, after the loop has delivered
+     * what it is reading, without waking any other thread. The node uses it to gather one read's
+     * burst of client requests into one proposal. Tasks given to it must not block.
+     */
+    default Executor callingEventLoop() {
+        return null;
     }
 
     /** Adds a listener for broken connections to remote endpoints. */

@@ -9,8 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,7 +55,7 @@ class ProposalBufferTest {
     @Test
     void withNothingInFlightTheCallerRunsTheDrainItself() {
         boolean[] idle = {true};
-        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> idle[0], batches::add);
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> idle[0], () -> null, batches::add);
         Task first = task(1);
         assertTrue(buffer.offer(first));
         assertEquals(List.of(List.of(first)), batches, "proposed on the caller's thread, no lane hop");
@@ -74,7 +76,7 @@ class ProposalBufferTest {
     void aDrainAlreadyPostedToTheLaneIsNotRunAgainInline() {
         boolean[] idle = {false};
         List<Runnable> inline = new ArrayList<>();
-        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, inline::add, () -> idle[0], batches::add);
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, inline::add, () -> idle[0], () -> null, batches::add);
         assertTrue(buffer.offer(task(1)));
         idle[0] = true;
         assertTrue(buffer.offer(task(2)));
@@ -82,6 +84,38 @@ class ProposalBufferTest {
         runLane();
         assertEquals(1, batches.size());
         assertEquals(2, batches.get(0).size());
+    }
+
+    @Test
+    void onAnEventLoopABusyPipeDrainWaitsForTheLoopsCurrentReadsInsteadOfALaneThread() {
+        Queue<Runnable> loop = new ArrayDeque<>(); // the calling event loop's task queue
+        List<Runnable> laneHere = new ArrayList<>();
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, laneHere::add, () -> false, () -> loop::add, batches::add);
+        Task first = task(1);
+        Task second = task(2);
+        assertTrue(buffer.offer(first));
+        assertTrue(buffer.offer(second)); // the same read delivers a second request
+        assertTrue(lane.isEmpty(), "no lane thread is woken");
+        assertTrue(laneHere.isEmpty(), "nothing proposed while the loop is still reading");
+        assertEquals(1, loop.size(), "one deferred drain for the burst");
+
+        loop.poll().run(); // the loop finished its reads and runs its tasks
+        assertEquals(1, laneHere.size(), "the drain goes to the lane from the loop's own thread");
+        laneHere.get(0).run();
+        assertEquals(List.of(List.of(first, second)), batches);
+    }
+
+    @Test
+    void aClosingEventLoopHandsTheDrainToTheLane() {
+        Executor closing = r -> {
+            throw new RejectedExecutionException("event loop shut down");
+        };
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> false, () -> closing, batches::add);
+        Task t = task(1);
+        assertTrue(buffer.offer(t));
+        assertEquals(1, lane.size(), "the drain is not lost with the loop");
+        runLane();
+        assertEquals(List.of(List.of(t)), batches);
     }
 
     @Test
