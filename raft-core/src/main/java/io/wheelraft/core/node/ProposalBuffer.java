@@ -56,6 +56,8 @@ final class ProposalBuffer {
     private final Supplier<Executor> callerLoop;
     private final Consumer<List<Task>> sink;
     private final Runnable drain = this::drain;
+    /** A drain deferred on the caller's event loop: made once, not per burst. */
+    private final Runnable drainOnLane;
 
     /** A buffer that always hands its drain to {@code lane}. */
     ProposalBuffer(int capacity, Executor lane, Consumer<List<Task>> sink) {
@@ -82,6 +84,7 @@ final class ProposalBuffer {
         this.laneHere = laneHere;
         this.pipelineIdle = pipelineIdle;
         this.callerLoop = callerLoop;
+        this.drainOnLane = () -> laneHere.execute(drain);
         this.sink = sink;
     }
 
@@ -106,7 +109,7 @@ final class ProposalBuffer {
         Executor loop = callerLoop.get();
         if (loop != null) {
             try {
-                loop.execute(() -> laneHere.execute(drain));
+                loop.execute(drainOnLane);
                 return;
             } catch (RejectedExecutionException shuttingDown) {
                 // the loop is closing: the lane takes the drain, so no task is stranded
