@@ -24,8 +24,8 @@ import java.util.function.Supplier;
  * Disruptor ring, which added a thread hop per batch and, with a sleeping wait strategy, kept a
  * consumer thread spinning at about a sixth of a core while the node was idle.)
  *
- * <p>When the node has nothing in flight (every proposed entry is committed), the caller runs the
- * drain itself on an idle lane instead of waking a lane thread: a lone request (one client, one
+ * <p>When the node has nothing in flight (every proposed entry is committed), a caller that is not an
+ * event loop runs the drain itself on an idle lane instead of waking a lane thread: a lone request (one client, one
  * increment in flight) then goes from the caller's thread straight into the log and onto the wire,
  * one thread hop less. While entries are in flight the drain keeps its hand-off, because the short
  * wait for a lane thread is what lets concurrent {@code apply} calls pile up into one batch (running
@@ -33,10 +33,16 @@ import java.util.function.Supplier;
  * turned around: send at once when the pipe is empty, batch while it is busy.
  *
  * <p>When the caller is a transport event loop (the proposals come from client messages it is
- * reading), the busy-pipe drain is not handed to a lane thread but deferred on that same loop: it
- * runs once the loop has delivered the rest of what it read, so the burst of requests that came
- * in one read still forms one batch, and no lane thread has to be woken for it (a wake-up costs
- * tens of microseconds on a loaded machine; docs/benchmarks.md, step 9).
+ * reading), the drain is neither run at once nor handed to a lane thread but deferred on that same
+ * loop: it runs once the loop has delivered the rest of what it read, so the burst of requests
+ * that came in one read forms one batch, and no lane thread has to be woken for it (a wake-up
+ * costs tens of microseconds on a loaded machine; docs/benchmarks.md, step 9). This holds for an
+ * idle pipeline too (step 10): proposing the first request of a read at once split every client
+ * message that found the pipeline idle into a batch of one and a batch of the rest, and with a
+ * closed loop of clients those two batches came back as two answers, were sent again as two
+ * messages and never merged, so 16 requests in flight travelled in about two groups instead of
+ * one. A lone request loses nothing by the deferral: the loop reaches its task queue right
+ * after the read, on the same thread.
  *
  * <p>Bounded: past {@code capacity} queued tasks {@link #offer} refuses at once, so the caller can
  * answer BUSY and {@code apply} never blocks. {@link #offer} is safe from any thread.
@@ -69,10 +75,10 @@ final class ProposalBuffer {
      * @param laneHere     runs a drain on the calling thread if the lane is idle (else queues it), see
      *                     {@link SerialLane#executeHere}
      * @param pipelineIdle true when the node has no proposed entry waiting for commit; then a drain
-     *                     goes to {@code laneHere}
+     *                     from a thread without an event loop goes to {@code laneHere}
      * @param callerLoop   the calling thread's event loop, or null when it runs none (see
      *                     {@link io.wheelraft.core.spi.RaftTransport#callingEventLoop()}); a drain
-     *                     while the pipeline is busy is deferred there, then goes to {@code laneHere}
+     *                     is deferred there, then goes to {@code laneHere}
      */
     ProposalBuffer(int capacity, Executor lane, Executor laneHere, BooleanSupplier pipelineIdle,
                    Supplier<Executor> callerLoop, Consumer<List<Task>> sink) {
@@ -102,10 +108,6 @@ final class ProposalBuffer {
     }
 
     private void postDrain() {
-        if (pipelineIdle.getAsBoolean()) {
-            laneHere.execute(drain);
-            return;
-        }
         Executor loop = callerLoop.get();
         if (loop != null) {
             try {
@@ -114,6 +116,10 @@ final class ProposalBuffer {
             } catch (RejectedExecutionException shuttingDown) {
                 // the loop is closing: the lane takes the drain, so no task is stranded
             }
+        }
+        if (pipelineIdle.getAsBoolean()) {
+            laneHere.execute(drain);
+            return;
         }
         lane.execute(drain);
     }

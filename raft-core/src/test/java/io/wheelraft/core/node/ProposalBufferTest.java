@@ -106,6 +106,34 @@ class ProposalBufferTest {
     }
 
     @Test
+    void onAnEventLoopAnIdlePipelineStillGathersTheWholeReadIntoOneBatch() {
+        Queue<Runnable> loop = new ArrayDeque<>();
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> true, () -> loop::add, batches::add);
+        List<Task> read = List.of(task(1), task(2), task(3)); // one client message carrying three calls
+        for (Task t : read) {
+            assertTrue(buffer.offer(t));
+        }
+        assertTrue(batches.isEmpty(), "the first call is not proposed alone while the loop is still reading");
+        assertTrue(lane.isEmpty(), "no lane thread is woken");
+        assertEquals(1, loop.size());
+
+        loop.poll().run();
+        assertEquals(List.of(read), batches, "the whole read is one proposal");
+    }
+
+    @Test
+    void aClosingEventLoopWithAnIdlePipelineRunsTheDrainOnTheCaller() {
+        Executor closing = r -> {
+            throw new RejectedExecutionException("event loop shut down");
+        };
+        ProposalBuffer buffer = new ProposalBuffer(16, lane::add, Runnable::run, () -> true, () -> closing, batches::add);
+        Task t = task(1);
+        assertTrue(buffer.offer(t));
+        assertEquals(List.of(List.of(t)), batches, "proposed at once on the idle lane, not stranded");
+        assertTrue(lane.isEmpty());
+    }
+
+    @Test
     void aClosingEventLoopHandsTheDrainToTheLane() {
         Executor closing = r -> {
             throw new RejectedExecutionException("event loop shut down");
