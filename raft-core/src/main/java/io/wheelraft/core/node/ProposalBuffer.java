@@ -41,8 +41,9 @@ import java.util.function.Supplier;
  * message that found the pipeline idle into a batch of one and a batch of the rest, and with a
  * closed loop of clients those two batches came back as two answers, were sent again as two
  * messages and never merged, so 16 requests in flight travelled in about two groups instead of
- * one. A lone request loses nothing by the deferral: the loop reaches its task queue right
- * after the read, on the same thread.
+ * one. A lone request waits only for the rest of its read, on the same thread: its median
+ * latency did not move, and whether its slowest percent pays a little is within the machine's
+ * noise (docs/benchmarks.md, steps 10 and 10b).
  *
  * <p>Bounded: past {@code capacity} queued tasks {@link #offer} refuses at once, so the caller can
  * answer BUSY and {@code apply} never blocks. {@link #offer} is safe from any thread.
