@@ -24,10 +24,10 @@ import java.util.function.Supplier;
  * Disruptor ring, which added a thread hop per batch and, with a sleeping wait strategy, kept a
  * consumer thread spinning at about a sixth of a core while the node was idle.)
  *
- * <p>When the node has nothing in flight (every proposed entry is committed), a caller that is not an
- * event loop runs the drain itself on an idle lane instead of waking a lane thread: a lone request (one client, one
- * increment in flight) then goes from the caller's thread straight into the log and onto the wire,
- * one thread hop less. While entries are in flight the drain keeps its hand-off, because the short
+ * <p>When the node has nothing in flight (every proposed entry is committed), a caller that is not
+ * an event loop runs the drain itself on an idle lane instead of waking a lane thread: a lone
+ * request (one client, one increment in flight) then goes from the caller's thread straight into
+ * the log and onto the wire, one thread hop less. While entries are in flight the drain keeps its hand-off, because the short
  * wait for a lane thread is what lets concurrent {@code apply} calls pile up into one batch (running
  * every proposal inline halved throughput at 16 and 128 requests in flight). This is Nagle's rule
  * turned around: send at once when the pipe is empty, batch while it is busy.
