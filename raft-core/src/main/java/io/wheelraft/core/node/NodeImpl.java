@@ -18,7 +18,6 @@ import io.wheelraft.core.consensus.RaftConfig;
 import io.wheelraft.core.consensus.RaftCore;
 import io.wheelraft.core.consensus.RaftEffects;
 import io.wheelraft.core.consensus.RaftLog;
-import io.wheelraft.core.consensus.RecentEntries;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
@@ -125,42 +124,19 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         var metaStorage = options.metaStorage();
         var logStorage = options.logStorage();
         String name = groupId + "/" + self;
-        SnapshotReader snapshot = options.snapshotStorage().open();
-        SnapshotMeta snap = snapshot == null ? SnapshotMeta.getDefaultInstance() : snapshot.meta();
-        long snapIndex = snap.getLastIncludedIndex();
-        RaftLog log;
-        RecentEntries recentEntries = new RecentEntries(options.logCacheEntries(), options.logCacheMaxEntryBytes());
+        NodeRecovery.Recovered stored;
         try {
-            if (snapshot != null) {
-                alignLogWithSnapshot(name, snap);
-            }
-            log = new RaftLog(logStorage, snapIndex, snap.getLastIncludedTerm(), recentEntries);
-        } catch (IllegalStateException e) {
-            if (snapshot != null) {
-                snapshot.close();
-            }
-            throw new IllegalStateException(name + " cannot start: " + e.getMessage(), e);
+            stored = NodeRecovery.recover(name, options);
+        } catch (NodeRecovery.SnapshotLoadFailed e) {
+            return failStart(name, e.status());
         }
-        if (snapshot != null) {
-            Status error = FsmCaller.loadInto(options.stateMachine(), snapshot);
-            snapshot.close();
-            if (error != null) {
-                return failStart(name, error);
-            }
-            LOG.info("{} loaded its snapshot ending at {}/{}", name, snapIndex, snap.getLastIncludedTerm());
-        }
-        Membership base = snap.getConfiguration().getPeersCount() > 0
-                ? Membership.fromEntry(snap.getConfiguration(), snapIndex)
-                : Membership.of(options.initialConfiguration());
-        MembershipLog memberships = new MembershipLog(base);
-        for (LogEntry e : logStorage.configurationEntries()) {
-            if (e.getIndex() > snapIndex) {
-                memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
-            }
-        }
+        long snapIndex = stored.snapshotIndex();
+        RaftLog log = stored.log();
+        MembershipLog memberships = stored.memberships();
         long now = now();
         logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener(), options.writeInline() ? this::nanos : null);
-        fsm = new FsmCaller(name, options.stateMachine(), logStorage, recentEntries, closures, runtime.applyPool(), options.applyInline(), snapIndex, base.toEntry(),
+        fsm = new FsmCaller(name, options.stateMachine(), logStorage, stored.recentEntries(), closures, runtime.applyPool(),
+                options.applyInline(), snapIndex, stored.base().toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Node() {
             @Override
@@ -207,27 +183,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
                 log.lastIndex(), configuration);
         return this;
-    }
-
-    /**
-     * Makes the stored log continue the snapshot: a log that ends before it, or holds a different
-     * entry at its last index (the node crashed while installing it), is dropped.
-     */
-    private void alignLogWithSnapshot(String name, SnapshotMeta snap) {
-        var logStorage = options.logStorage();
-        long index = snap.getLastIncludedIndex();
-        long first = logStorage.firstLogIndex();
-        long last = logStorage.lastLogIndex();
-        if (first - 1 > index) {
-            return; // a gap: the RaftLog refuses it with the details
-        }
-        boolean endsBefore = last < index;
-        boolean disagrees = !endsBefore && index >= first && logStorage.term(index) != snap.getLastIncludedTerm();
-        if (endsBefore || disagrees) {
-            LOG.info("{}: the log ({}..{}) {} the snapshot ending at {}/{}; it restarts after the snapshot", name, first, last,
-                    endsBefore ? "ends before" : "disagrees with", index, snap.getLastIncludedTerm());
-            logStorage.reset(index + 1);
-        }
     }
 
     /** The snapshot could not be loaded at start: report it and stay stopped, never serving from a half-loaded state. */

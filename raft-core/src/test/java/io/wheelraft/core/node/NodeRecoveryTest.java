@@ -1,0 +1,140 @@
+package io.wheelraft.core.node;
+
+import com.google.protobuf.ByteString;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Iterator;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.RaftError;
+import io.wheelraft.core.StateMachineAdapter;
+import io.wheelraft.core.consensus.Membership;
+import io.wheelraft.core.spi.SnapshotReader;
+import io.wheelraft.core.spi.SnapshotWriter;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.core.storage.memory.MemoryMetaStorage;
+import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
+import io.wheelraft.proto.ConfigurationEntry;
+import io.wheelraft.proto.EntryType;
+import io.wheelraft.proto.LogEntry;
+import io.wheelraft.proto.SnapshotMeta;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What a node rebuilds from storage at start: the log against the snapshot, the snapshot load, the memberships. */
+class NodeRecoveryTest {
+
+    private final MemoryLogStorage log = new MemoryLogStorage();
+    private final MemorySnapshotStorage snapshots = new MemorySnapshotStorage();
+    private final List<Long> loaded = new ArrayList<>();
+    private boolean acceptLoad = true;
+
+    private final NodeOptions options = new NodeOptions()
+            .initialConfiguration(Configuration.parse("a:1,b:1,c:1"))
+            .logStorage(log)
+            .metaStorage(new MemoryMetaStorage())
+            .snapshotStorage(snapshots)
+            .stateMachine(new StateMachineAdapter() {
+                @Override
+                public void onApply(Iterator iterator) {
+                }
+
+                @Override
+                public boolean onSnapshotLoad(SnapshotReader reader) {
+                    loaded.add(reader.meta().getLastIncludedIndex());
+                    return acceptLoad;
+                }
+            });
+
+    private static LogEntry data(long index, long term) {
+        return LogEntry.newBuilder().setIndex(index).setTerm(term).setType(EntryType.ENTRY_TYPE_DATA)
+                .setData(ByteString.copyFromUtf8("x")).build();
+    }
+
+    private static LogEntry members(long index, long term, String... peers) {
+        return LogEntry.newBuilder().setIndex(index).setTerm(term).setType(EntryType.ENTRY_TYPE_CONFIGURATION)
+                .setConfiguration(ConfigurationEntry.newBuilder().addAllPeers(List.of(peers))).build();
+    }
+
+    private void appendTerms(long... terms) {
+        List<LogEntry> entries = new ArrayList<>();
+        for (int i = 0; i < terms.length; i++) {
+            entries.add(data(i + 1, terms[i]));
+        }
+        log.append(entries);
+    }
+
+    private void saveSnapshot(long index, long term, String... peers) throws IOException {
+        SnapshotWriter writer = snapshots.create();
+        writer.commit(SnapshotMeta.newBuilder().setLastIncludedIndex(index).setLastIncludedTerm(term)
+                .setConfiguration(ConfigurationEntry.newBuilder().addAllPeers(List.of(peers))).build());
+    }
+
+    @Test
+    void withoutASnapshotTheLogIsKeptAndTheMembershipStartsFromTheInitialConfigurationThenItsEntries() throws Exception {
+        appendTerms(1, 1);
+        log.append(List.of(members(3, 1, "a:1", "b:1")));
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertEquals(0, r.snapshotIndex());
+        assertEquals(3, r.log().lastIndex());
+        assertEquals(Membership.of(Configuration.parse("a:1,b:1,c:1")), r.base());
+        assertEquals(Configuration.parse("a:1,b:1"), r.memberships().current().current(), "the configuration entry at 3");
+        assertTrue(loaded.isEmpty(), "nothing to load");
+    }
+
+    @Test
+    void aLogThatAgreesWithTheSnapshotIsKeptAndOnlyLaterConfigurationEntriesCount() throws Exception {
+        appendTerms(1, 1, 2, 2);
+        log.append(List.of(members(5, 2, "a:1")));
+        log.truncatePrefix(2); // as after an earlier compaction: the log keeps 2..5
+        saveSnapshot(3, 2, "a:1", "b:1");
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertEquals(List.of(3L), loaded, "the snapshot was loaded into the state machine");
+        assertEquals(3, r.snapshotIndex());
+        assertEquals(5, r.log().lastIndex(), "entries after the snapshot survive");
+        assertEquals(Configuration.parse("a:1,b:1"), r.base().current(), "the snapshot's configuration, not the initial one");
+        assertEquals(Configuration.parse("a:1"), r.memberships().current().current());
+    }
+
+    @Test
+    void aLogThatEndsBeforeTheSnapshotRestartsAfterIt() throws Exception {
+        appendTerms(1, 1);
+        saveSnapshot(5, 2, "a:1", "b:1", "c:1");
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertEquals(6, log.firstLogIndex());
+        assertEquals(5, r.log().lastIndex(), "empty after the snapshot");
+    }
+
+    @Test
+    void aLogThatDisagreesWithTheSnapshotAtItsLastIndexRestartsAfterIt() throws Exception {
+        appendTerms(1, 1, 1, 1); // term 1 at index 3: the snapshot says term 2 (a crash during an install)
+        saveSnapshot(3, 2, "a:1", "b:1", "c:1");
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertEquals(4, log.firstLogIndex());
+        assertEquals(3, r.log().lastIndex(), "the disagreeing entries are dropped");
+    }
+
+    @Test
+    void aSnapshotTheStateMachineRefusesFailsTheRecoveryWithItsStatus() throws Exception {
+        appendTerms(1, 1);
+        saveSnapshot(2, 1, "a:1");
+        acceptLoad = false;
+        NodeRecovery.SnapshotLoadFailed e = assertThrows(NodeRecovery.SnapshotLoadFailed.class, () -> NodeRecovery.recover("g/a:1", options));
+        assertEquals(RaftError.STATE_MACHINE_ERROR, e.status().code());
+        assertTrue(e.status().message().contains("index 2"), e.status().message());
+    }
+
+    @Test
+    void aGapBetweenTheSnapshotAndTheLogIsRefusedWithTheNodesName() throws Exception {
+        appendTerms(1, 1, 1, 1, 1, 1);
+        log.truncatePrefix(5); // the log keeps 5..6, the snapshot ends at 2: 3 and 4 are missing
+        saveSnapshot(2, 1, "a:1");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> NodeRecovery.recover("g/a:1", options));
+        assertTrue(e.getMessage().startsWith("g/a:1 cannot start"), e.getMessage());
+    }
+}
