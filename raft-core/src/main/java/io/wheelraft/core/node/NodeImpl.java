@@ -175,7 +175,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.addConnectionListener(this);
         prepareConnections(memberships.current());
         lane.execute(() -> {
-            applyRoleTimers(core.role());
+            timers.enter(core.role());
             if (options.snapshotIntervalSecs() > 0) {
                 timers.snapshot.start();
             }
@@ -672,32 +672,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
     }
 
-    private void applyRoleTimers(Role r) {
-        switch (r) {
-            case LEADER -> {
-                timers.election.stop();
-                timers.vote.stop();
-                timers.stepDown.restart();
-                timers.heartbeat.restart();
-            }
-            case CANDIDATE -> {
-                timers.election.stop();
-                timers.stepDown.stop();
-                timers.heartbeat.stop();
-                timers.vote.restart();
-            }
-            case FOLLOWER, LEARNER -> {
-                timers.vote.stop();
-                timers.stepDown.stop();
-                timers.heartbeat.stop();
-                if (!timers.election.isRunning()) {
-                    timers.election.start();
-                }
-            }
-            default -> timers.destroyAll();
-        }
-    }
-
     private long rpcTimeoutMs() {
         return options.electionTimeoutMs();
     }
@@ -784,7 +758,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             if (newLeader != null) {
                 lastLeaderContactMs = now();
             }
-            applyRoleTimers(newRole);
+            timers.enter(newRole);
             if (old != Role.LEADER && newRole == Role.LEADER) {
                 fsm.runOnApplyLane(() -> options.stateMachine().onLeaderStart(newTerm));
             } else if (old == Role.LEADER && newRole != Role.LEADER) {

@@ -1,5 +1,6 @@
 package io.wheelraft.core.node;
 
+import io.wheelraft.core.Role;
 import io.wheelraft.timer.Clock;
 import io.wheelraft.timer.RepeatedTimer;
 import io.wheelraft.timer.Timer;
@@ -54,6 +55,37 @@ final class NodeTimers {
                 return randomIn(random, timeoutMs - timeoutMs / 10, timeoutMs + timeoutMs / 10 + 1);
             }
         };
+    }
+
+    /**
+     * Runs the timers of {@code role} and stops the others (the snapshot timer is left as it is);
+     * a stopped node (any other role) destroys them all. A follower's election timer that already
+     * runs is left alone: each round measures its wait from the last leader contact itself.
+     */
+    void enter(Role role) {
+        switch (role) {
+            case LEADER -> {
+                election.stop();
+                vote.stop();
+                stepDown.restart();
+                heartbeat.restart();
+            }
+            case CANDIDATE -> {
+                election.stop();
+                stepDown.stop();
+                heartbeat.stop();
+                vote.restart();
+            }
+            case FOLLOWER, LEARNER -> {
+                vote.stop();
+                stepDown.stop();
+                heartbeat.stop();
+                if (!election.isRunning()) {
+                    election.start();
+                }
+            }
+            default -> destroyAll();
+        }
     }
 
     void destroyAll() {
