@@ -25,10 +25,7 @@ final class NodeRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(NodeRecovery.class);
 
     /** The state a node starts from. */
-    record Recovered(SnapshotMeta snapshot, RecentEntries recentEntries, RaftLog log, Membership base, MembershipLog memberships) {
-        long snapshotIndex() {
-            return snapshot.getLastIncludedIndex();
-        }
+    record Recovered(long snapshotIndex, RecentEntries recentEntries, RaftLog log, Membership base, MembershipLog memberships) {
     }
 
     /** The snapshot could not be loaded into the state machine: the node must not serve. */
@@ -88,7 +85,7 @@ final class NodeRecovery {
                 memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
             }
         }
-        return new Recovered(snap, recentEntries, log, base, memberships);
+        return new Recovered(snapIndex, recentEntries, log, base, memberships);
     }
 
     /**
