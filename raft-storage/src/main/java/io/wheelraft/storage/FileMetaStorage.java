@@ -95,21 +95,35 @@ public final class FileMetaStorage implements RaftMetaStorage {
 
     @Override
     public void setTermAndVote(long term, PeerId votedFor) {
-        if (closed) {
-            throw new StorageException("raft meta " + file + " is closed");
-        }
         if (term < 0) {
             throw new IllegalArgumentException("term must not be negative, got " + term);
         }
-        RaftMetaRecord next = RaftMetaRecord.newBuilder()
+        RaftMetaRecord next = record.toBuilder()
                 .setFormatVersion(FORMAT_VERSION)
                 .setTerm(term)
                 .setVotedFor(votedFor == null ? "" : votedFor.toString())
                 .build();
+        write(next, "term " + term + " and vote " + votedFor);
+    }
+
+    @Override
+    public boolean repairing() {
+        return record.getRepairing();
+    }
+
+    @Override
+    public void setRepairing(boolean repairing) {
+        write(record.toBuilder().setRepairing(repairing).build(), "repairing=" + repairing);
+    }
+
+    private void write(RaftMetaRecord next, String what) {
+        if (closed) {
+            throw new StorageException("raft meta " + file + " is closed");
+        }
         try {
             DurableFiles.writeAtomically(file, MAGIC, next.toByteArray());
         } catch (IOException e) {
-            throw new StorageException("cannot persist term " + term + " and vote " + votedFor + " to " + file + ": " + e, e);
+            throw new StorageException("cannot persist " + what + " to " + file + ": " + e, e);
         }
         record = next;
     }

@@ -71,6 +71,24 @@ public interface LogStorage extends AutoCloseable {
         return out;
     }
 
+    /**
+     * What this storage found damaged when it opened and had to drop to open at all (a WAL record
+     * that failed its checksum and everything after it, a log whose files failed verification),
+     * naming the file and position; null when it opened intact. Non-null means entries the node
+     * may have acknowledged can be gone: the node fences itself and repairs from the leader.
+     */
+    default String damageFoundAtOpen() {
+        return null;
+    }
+
+    /**
+     * Registers the one listener told, once, when the storage fails outside a call (a RocksDB
+     * background error such as a failed flush on a full disk). The node stops at once: the
+     * storage can no longer promise durability. Storages that cannot fail that way ignore it.
+     */
+    default void onAsyncFailure(java.util.function.Consumer<StorageException> listener) {
+    }
+
     @Override
     void close();
 }

@@ -22,6 +22,22 @@ public interface RaftMetaStorage extends AutoCloseable {
      */
     void setTermAndVote(long term, PeerId votedFor);
 
+    /**
+     * True while this node may be missing log entries it acknowledged before a storage fault (a
+     * damaged WAL, a discarded log or snapshot) and has not yet been repaired from a leader. A
+     * repairing node does not vote, pre-vote, campaign, lead, accept a leadership transfer or
+     * serve reads. Durable: a restart in the middle of a repair stays fenced. False for a fresh
+     * node.
+     */
+    boolean repairing();
+
+    /**
+     * Atomically and durably sets the flag {@link #repairing()} returns, keeping term and vote.
+     *
+     * @throws StorageException on I/O failure
+     */
+    void setRepairing(boolean repairing);
+
     @Override
     void close();
 }

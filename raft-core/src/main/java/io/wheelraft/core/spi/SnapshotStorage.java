@@ -22,6 +22,16 @@ public interface SnapshotStorage extends AutoCloseable {
      */
     SnapshotReceiver receive(SnapshotMeta meta);
 
+    /**
+     * What this storage found damaged when it opened (the latest snapshot's meta or a file failing
+     * its checksum) and set aside, naming the snapshot and file; null when every snapshot it kept
+     * verified. {@link #open()} never returns a damaged snapshot. Non-null means the node lost
+     * state it had: it fences itself and repairs from the leader.
+     */
+    default String damageFoundAtOpen() {
+        return null;
+    }
+
     @Override
     void close();
 }

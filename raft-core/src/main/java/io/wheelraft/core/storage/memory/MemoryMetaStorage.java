@@ -27,6 +27,7 @@ public final class MemoryMetaStorage implements RaftMetaStorage {
     private final StorageFaults faults = new StorageFaults();
     private volatile TermAndVote current = new TermAndVote(0, null);
     private volatile boolean closed;
+    private volatile boolean repairing;
 
     /** The fault hook of this storage (see {@link StorageFaults}). */
     public StorageFaults faults() {
@@ -65,6 +66,19 @@ public final class MemoryMetaStorage implements RaftMetaStorage {
         }
         faults.beforeWrite();
         current = new TermAndVote(term, votedFor);
+    }
+
+    @Override
+    public boolean repairing() {
+        checkOpen();
+        return repairing;
+    }
+
+    @Override
+    public synchronized void setRepairing(boolean repairing) {
+        checkOpen();
+        faults.beforeWrite();
+        this.repairing = repairing;
     }
 
     /** Closes the storage; later calls except {@link #reopen()} throw {@link StorageException}. Idempotent. */
