@@ -43,6 +43,8 @@ public final class RaftCore {
     private PeerId leader;
     private long commitIndex;
     private long reportedCommit;
+    /** Fenced after a storage fault (role REPAIRING): no votes, no campaigns, until a leader says it is repaired. */
+    private boolean repairing;
 
     private long lastLeaderContactMs;
     /** When we last granted a real vote (pre-votes are held back briefly after it). */
@@ -58,6 +60,13 @@ public final class RaftCore {
 
     public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
+        this(config, log, effects, term, votedFor, memberships, appliedIndex, false, nowMs);
+    }
+
+    /** @param repairing the node starts fenced after a storage fault (its meta says so) */
+    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+                    MembershipLog memberships, long appliedIndex, boolean repairing, long nowMs) {
+        this.repairing = repairing;
         this.config = config;
         this.self = config.self();
         this.log = log;
@@ -82,6 +91,9 @@ public final class RaftCore {
     public RaftLog log() { return log; }
     public Membership membership() { return memberships.current(); }
     public PeerId votedFor() { return votedFor; }
+
+    /** Fenced after a storage fault until a leader says its log holds all it may have acknowledged. */
+    public boolean repairing() { return repairing; }
 
     /** When this node last heard from a leader of its term (or granted a vote), in clock ms. */
     public long lastLeaderContactMs() { return lastLeaderContactMs; }
@@ -195,7 +207,7 @@ public final class RaftCore {
      * @return true if it was our leader's: the shell then re-checks after {@link #campaignDelayAfterBreakMs}
      */
     public boolean onConnectionLost(String endpoint, long nowMs) {
-        if (role == Role.LEADER || role == Role.CANDIDATE || leader == null || !leader.endpoint().equals(endpoint)) {
+        if (role == Role.LEADER || role == Role.CANDIDATE || repairing || leader == null || !leader.endpoint().equals(endpoint)) {
             return false;
         }
         if (leaderConnectionLostMs >= 0) {
@@ -226,8 +238,8 @@ public final class RaftCore {
 
     private void startPreVote(long nowMs) {
         Membership m = memberships.current();
-        if (!m.isVoter(self)) {
-            return;
+        if (!m.isVoter(self) || repairing) {
+            return; // a fenced node may lack committed entries: it must not lead
         }
         tally = new VoteTally(true, term + 1, self);
         LOG.info("{} starts pre-vote for term {} (last log {}/{})", self, term + 1, log.lastIndex(), log.lastTerm());
@@ -241,9 +253,13 @@ public final class RaftCore {
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
         // The broken-connection flag stays: if this round fails (or we yield a split vote) the old
         // leader is still gone, and we must back the next candidate without waiting out T.
+        if (repairing) {
+            return;
+        }
+        // Durable first: if the write fails nothing of the new term exists, here or on the wire.
+        effects.persistHardState(term + 1, self);
         term++;
         votedFor = self;
-        effects.persistHardState(term, votedFor);
         setRole(Role.CANDIDATE, null);
         tally = new VoteTally(false, term, self);
         LOG.info("{} campaigns in term {}", self, term);
@@ -275,6 +291,10 @@ public final class RaftCore {
     /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3). */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs) {
         PeerId candidate = PeerId.parse(req.getServerId());
+        if (repairing) {
+            // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
+            return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
+        }
         boolean logOk = log.isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         if (req.getPreVote()) {
             // Right after granting a vote, give that candidate time to win and announce itself
@@ -309,8 +329,8 @@ public final class RaftCore {
         boolean canVote = votedFor == null || votedFor.equals(candidate);
         if (canVote && logOk && role != Role.LEADER) {
             if (votedFor == null) {
+                effects.persistHardState(term, candidate); // durable before the grant leaves
                 votedFor = candidate;
-                effects.persistHardState(term, votedFor);
             }
             // Unlike §5.2 we do not restart our own wait here: "last contact" means a real leader
             // (or our start), and it is what refuses disruptive candidates, so a grant must not
@@ -430,15 +450,18 @@ public final class RaftCore {
     // ---------------------------------------------------------------- role changes
 
     private Role followerRole() {
+        if (repairing) {
+            return Role.REPAIRING;
+        }
         return memberships.current().isLearner(self) ? Role.LEARNER : Role.FOLLOWER;
     }
 
     private void becomeFollower(long newTerm, PeerId newLeader, long nowMs) {
         boolean wasLeader = role == Role.LEADER;
         if (newTerm > term) {
+            effects.persistHardState(newTerm, null); // durable before anything of the new term is used
             term = newTerm;
             votedFor = null;
-            effects.persistHardState(term, null);
         }
         tally = null;
         replication = null;
@@ -509,6 +532,24 @@ public final class RaftCore {
 
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
+        AppendResult r = appendFromLeader(req, nowMs);
+        if (!repairing) {
+            return r;
+        }
+        if (req.getRepairComplete() && r.response().getSuccess() && req.getTerm() == term
+                && log.persistedIndex() >= req.getPrevLogIndex()) {
+            // The leader saw us reach its repair target, and our log matches its own through
+            // prevLogIndex, durably: it holds everything we may have acknowledged before the fault.
+            effects.persistRepairing(false);
+            repairing = false;
+            setRole(followerRole(), leader);
+            LOG.info("{} repaired: log holds everything through {}; voting again", self, req.getPrevLogIndex());
+            return r;
+        }
+        return new AppendResult(r.response().toBuilder().setRepairing(true).build(), r.requiredPersistedIndex());
+    }
+
+    private AppendResult appendFromLeader(AppendEntriesRequest req, long nowMs) {
         if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
@@ -746,7 +787,7 @@ public final class RaftCore {
 
     private void maybeAdvanceCommit(long nowMs) {
         Membership m = memberships.current();
-        long quorumIndex = m.committedIndex(p -> p.equals(self) ? log.persistedIndex() : replication.match(p));
+        long quorumIndex = m.committedIndex(p -> p.equals(self) ? log.persistedIndex() : replication.countedMatch(p));
         // Only an entry of the current term commits by counting replicas (§5.4.2, Figure 8).
         if (quorumIndex > commitIndex && log.term(quorumIndex) == term) {
             commitIndex = quorumIndex;
@@ -815,6 +856,9 @@ public final class RaftCore {
         } else if (!memberships.current().current().contains(target)) {
             effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
                     "%s is not a voting member of %s", target, memberships.current().current()));
+        } else if (replication.repairing(target)) {
+            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target));
         } else if (transfer.active()) {
             effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
                     "a transfer to %s is already in progress", transfer.target()));
@@ -827,7 +871,7 @@ public final class RaftCore {
 
     /** Once the target holds our whole log, tell it to campaign now. */
     private void maybeSendTimeoutNow() {
-        if (role == Role.LEADER && transfer.active()
+        if (role == Role.LEADER && transfer.active() && !replication.repairing(transfer.target())
                 && transfer.readyForTimeoutNow(replication.match(transfer.target()), log.lastIndex())) {
             effects.sendTimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
                     .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build());

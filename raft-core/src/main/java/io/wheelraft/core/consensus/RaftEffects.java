@@ -19,8 +19,21 @@ import java.util.List;
  */
 public interface RaftEffects {
 
-    /** Durably records term and vote before returning. */
+    /**
+     * Durably records term and vote before returning.
+     *
+     * @throws io.wheelraft.core.spi.StorageException if it could not: the machine then changes
+     *         nothing and must not be used again (the shell stops the node)
+     */
     void persistHardState(long term, PeerId votedFor);
+
+    /**
+     * Durably records whether this node is fenced after a storage fault, before returning (a
+     * restart in the middle of a repair stays fenced).
+     *
+     * @throws io.wheelraft.core.spi.StorageException as {@link #persistHardState}
+     */
+    void persistRepairing(boolean repairing);
 
     /**
      * Queues a log write: drop storage entries after {@code truncateAfter} (-1: none), then append

@@ -17,6 +17,8 @@ import java.util.TreeMap;
  */
 final class Replication {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replication.class);
+
     private final RaftConfig config;
     private final RaftLog log;
     private final RaftEffects effects;
@@ -25,12 +27,15 @@ final class Replication {
     /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
     private long heartbeatRound;
     private final Map<Long, Long> roundSentMs = new java.util.HashMap<>();
+    /** Followers fenced after a storage fault, and how far each must catch up to vote again. */
+    private final RepairTracker repairs;
 
     Replication(RaftConfig config, RaftLog log, RaftEffects effects, long term, Membership membership, long nowMs) {
         this.config = config;
         this.log = log;
         this.effects = effects;
         this.term = term;
+        this.repairs = new RepairTracker(config.self());
         updateMembers(membership, nowMs);
     }
 
@@ -53,6 +58,19 @@ final class Replication {
     long match(PeerId peer) {
         Progress pr = progress.get(peer);
         return pr == null ? 0 : pr.match;
+    }
+
+    /**
+     * The match index that counts towards commitment: 0 for a follower repairing after a storage
+     * fault (what it acknowledges may be lost again before it is repaired).
+     */
+    long countedMatch(PeerId peer) {
+        return repairs.repairing(peer) ? 0 : match(peer);
+    }
+
+    /** Did {@code peer} answer that it is fenced after a storage fault (and not since that it is repaired)? */
+    boolean repairing(PeerId peer) {
+        return repairs.repairing(peer);
     }
 
     /** True when a quorum (the leader counting itself) answered within the election timeout. */
@@ -88,7 +106,7 @@ final class Replication {
             if (prev > 0 && prevTerm == 0) {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
-            AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round)
+            AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
                     .toBuilder().setHeartbeat(true).build();
             effects.sendAppendEntries(e.getKey(), hb);
         }
@@ -128,7 +146,7 @@ final class Replication {
                 return; // nothing new; heartbeats keep the follower alive
             }
             long seq = ++pr.sequence;
-            effects.sendAppendEntries(peer, request(peer, prev, prevTerm, entries, commitIndex, seq));
+            effects.sendAppendEntries(peer, request(peer, prev, prevTerm, entries, commitIndex, seq, pr.match));
             if (pr.state == Progress.State.PROBE) {
                 pr.probeOutstanding = true;
                 return;
@@ -138,7 +156,7 @@ final class Replication {
         }
     }
 
-    private AppendEntriesRequest request(PeerId to, long prev, long prevTerm, List<LogEntry> entries, long commit, long seq) {
+    private AppendEntriesRequest request(PeerId to, long prev, long prevTerm, List<LogEntry> entries, long commit, long seq, long match) {
         return AppendEntriesRequest.newBuilder()
                 .setGroupId(config.groupId())
                 .setServerId(config.self().toString())
@@ -149,6 +167,7 @@ final class Replication {
                 .addAllEntries(entries)
                 .setCommittedIndex(commit)
                 .setSequence(seq)
+                .setRepairComplete(repairs.completes(to, prev, match))
                 .build();
     }
 
@@ -163,6 +182,7 @@ final class Replication {
             return false;
         }
         pr.lastResponseMs = nowMs;
+        repairs.onAnswer(peer, resp.getRepairing(), log.lastIndex());
         boolean heartbeat = req.getHeartbeat();
         if (heartbeat) {
             // Any answer in our term (even a log mismatch) shows the follower accepts us as leader.
@@ -187,13 +207,42 @@ final class Replication {
             if (pr.state == Progress.State.PROBE && !heartbeat) {
                 pr.becomeReplicate();
             }
-        } else if (req.getPrevLogIndex() >= pr.match) {
+        } else {
+            lowerMatchIfShrunk(peer, pr, req, resp);
+        }
+        if (!resp.getSuccess() && req.getPrevLogIndex() >= pr.match) {
             // A real conflict (stale rejections below match are ignored): jump back using the hint.
             pr.becomeProbe();
             pr.next = Math.max(pr.match + 1, Math.min(nextFromConflictHint(resp), req.getPrevLogIndex()));
         }
         sendAppends(peer, pr, commitIndex);
         return advanced;
+    }
+
+    /**
+     * A follower whose log is shorter than the match recorded for it lost entries it had
+     * acknowledged (a storage fault: a dropped WAL tail, a log reset after damage). Until now it
+     * was never caught up: its rejections fell below match and were taken as stale. Its log
+     * still holds a prefix of ours (it only ever took our entries in this term), so match drops
+     * to its last index and replication resumes from there. Only a rejection at or above match,
+     * or one flagged repairing, is trusted: an older rejection overtaken by a success is not.
+     */
+    private void lowerMatchIfShrunk(PeerId peer, Progress pr, AppendEntriesRequest req, AppendEntriesResponse resp) {
+        long holds = resp.getLastLogIndex();
+        if (holds >= pr.match || !(resp.getRepairing() || req.getPrevLogIndex() >= pr.match)) {
+            return;
+        }
+        // A reordered network can also produce this (a rejection sent before a success that
+        // overtook it): lowering match is then only a harmless resend, so only a repairing
+        // follower's shrink is a warning.
+        if (resp.getRepairing()) {
+            LOG.warn("{}: {} holds only up to {} though it acknowledged {}; resending from {}", config.self(), peer, holds, pr.match, holds + 1);
+        } else {
+            LOG.info("{}: {} holds only up to {} though it acknowledged {}; resending from {}", config.self(), peer, holds, pr.match, holds + 1);
+        }
+        pr.match = Math.max(0, holds);
+        pr.becomeProbe();
+        pr.next = pr.match + 1;
     }
 
     /** An append got no answer (peer unreachable, timed out). Heartbeats drive the retry. */

@@ -8,6 +8,7 @@ import io.wheelraft.core.Status;
 import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.RecentEntries;
 import io.wheelraft.core.spi.LogStorage;
+import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.EntryType;
@@ -192,7 +193,16 @@ final class FsmCaller {
             for (long i = from; i <= to; i++) {
                 LogEntry e = recent.get(i);
                 if (e == null) {
-                    e = storage.entry(i);
+                    try {
+                        e = storage.entry(i);
+                    } catch (StorageException failure) {
+                        // A corrupt or unreadable entry is a fault of this node, not of one call:
+                        // stop once (role ERROR) rather than retry and log on every commit.
+                        failPending(dones, i);
+                        fail(Status.error(RaftError.STORAGE_ERROR, "cannot read committed entry %d to apply it: %s", i,
+                                failure.getMessage()));
+                        return;
+                    }
                 }
                 if (e == null && snapshotPending) {
                     // The log below a snapshot from the leader is being replaced; the load takes over.
@@ -266,6 +276,16 @@ final class FsmCaller {
             return false;
         }
         return true;
+    }
+
+    /** Closures of a batch that will now never be applied here: their outcome is unknown to the client. */
+    private static void failPending(List<Closure> dones, long failedIndex) {
+        Status unknown = Status.error(RaftError.STORAGE_ERROR, "this node stopped at entry %d; the outcome is unknown here", failedIndex);
+        for (Closure d : dones) {
+            if (d != null) {
+                d.run(unknown);
+            }
+        }
     }
 
     private void callSafely(Runnable r) {

@@ -22,6 +22,7 @@ import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.core.spi.SnapshotReader;
+import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
@@ -106,7 +107,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.options = Objects.requireNonNull(options, "options").validate();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool());
+        this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool(), this::onLaneFailure);
         this.random = new Random(options.randomSeed());
         this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
                 () -> commitIndex >= lastProposedIndex, transport::callingEventLoop, this::proposeBatch);
@@ -127,8 +128,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         NodeRecovery.Recovered stored;
         try {
             stored = NodeRecovery.recover(name, options);
-        } catch (NodeRecovery.SnapshotLoadFailed e) {
+        } catch (NodeRecovery.CannotStart e) {
             return failStart(name, e.status());
+        } catch (StorageException e) {
+            return failStart(name, Status.error(RaftError.STORAGE_ERROR, "%s", e.getMessage()));
         }
         long snapIndex = stored.snapshotIndex();
         RaftLog log = stored.log();
@@ -142,6 +145,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             @Override
             public boolean halted() {
                 return halted;
+            }
+
+            @Override
+            public String refusal() {
+                return core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null;
             }
 
             @Override
@@ -160,10 +168,14 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             }
         }, fsm);
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
-        snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved);
-        installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader);
+        snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
+                error -> lane.execute(() -> enterError(error)));
+        installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader,
+                error -> lane.execute(() -> enterError(error)));
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, effects, metaStorage.term(),
-                metaStorage.votedFor(), memberships, snapIndex, now);
+                metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
+        // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
+        logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
         lastLeaderContactMs = now;
         term = core.term();
         role = core.role();
@@ -438,10 +450,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public void shutdown(Closure done) {
         lane.execute(() -> {
             if (halted) {
+                if (metrics != null) {
+                    metrics.close(); // a failed node kept them until now
+                }
                 complete(done, Status.ok());
                 return;
             }
-            stop(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is shutting down", groupId, self));
+            stop(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is shutting down", groupId, self), false);
             fsm.shutdown(() -> {
                 terminated.countDown();
                 complete(done, Status.ok());
@@ -478,10 +493,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.removeConnectionListener(this);
     }
 
-    private void stop(Status reason) {
+    /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
+    private void stop(Status reason, boolean failed) {
         halted = true;
-        role = Role.SHUTDOWN;
-        metrics.close();
+        role = failed ? Role.ERROR : Role.SHUTDOWN;
+        if (!failed) {
+            metrics.close();
+        }
         timers.destroyAll();
         transport.unregister(groupId, self);
         transport.removeConnectionListener(this);
@@ -489,13 +507,26 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         pendingResponses.failAll(new TransportException(TransportException.Kind.CLOSED, reason.message()));
     }
 
+    /**
+     * A task on the Raft lane threw. A storage failure (a write, an fsync, a read of the log)
+     * stops the node at once and for good: nothing it holds can be trusted to be durable, and an
+     * fsync that failed is never retried (its data may be gone while a retry reports success).
+     */
+    private boolean onLaneFailure(Throwable t) {
+        if (t instanceof StorageException e) {
+            enterError(Status.error(RaftError.STORAGE_ERROR, "storage failed: %s", e.getMessage()));
+            return true;
+        }
+        return false;
+    }
+
+    /** Stops the node in role ERROR (until restart): no answers, votes, heartbeats or reads; a leader thereby steps down. */
     private void enterError(Status error) {
         if (halted) {
             return;
         }
         LOG.error("{}/{} stops after an unrecoverable error: {}", groupId, self, error);
-        stop(error);
-        role = Role.ERROR;
+        stop(error, true);
         fsm.reportError(error);
         terminated.countDown();
     }
@@ -513,6 +544,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 f.complete(handler.get());
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
+                onLaneFailure(e);
             }
         });
         return f;
@@ -537,6 +569,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 pendingResponses.respond(r.requiredPersistedIndex(), core.log().persistedIndex(), r.response(), f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
+                onLaneFailure(e);
             }
         });
         return f;
@@ -688,8 +721,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final class Effects implements RaftEffects {
         @Override
         public void persistHardState(long newTerm, PeerId votedFor) {
-            options.metaStorage().setTermAndVote(newTerm, votedFor);
+            options.metaStorage().setTermAndVote(newTerm, votedFor); // a failure stops the node (onLaneFailure)
             term = newTerm;
+        }
+
+        @Override
+        public void persistRepairing(boolean repairing) {
+            options.metaStorage().setRepairing(repairing);
         }
 
         @Override
@@ -833,7 +871,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
         @Override
         public void onWriteFailed(RuntimeException error) {
-            LOG.error("{}/{}: log write failed", groupId, self, error);
+            // One line (enterError's): the storage's message names the file, operation and error.
             lane.execute(() -> enterError(Status.error(RaftError.STORAGE_ERROR, "log write failed: %s", error.getMessage())));
         }
     }

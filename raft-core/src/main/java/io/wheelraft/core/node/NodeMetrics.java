@@ -58,6 +58,10 @@ final class NodeMetrics implements AutoCloseable {
         gauge("wheelraft.apply.lag", "committed but not yet applied entries", s -> s.commitIndex() - s.appliedIndex());
         gauge("wheelraft.last.log.index", "last index in the log", s -> s.lastLogIndex());
         gauge("wheelraft.leader", "1 while this node leads", s -> s.role() == Role.LEADER ? 1 : 0);
+        gauge("wheelraft.failed", "1 once this node stopped after a storage or apply failure (until restart)",
+                s -> s.role() == Role.ERROR ? 1 : 0);
+        gauge("wheelraft.repairing", "1 while this node is fenced, repairing its log from the leader after a storage fault",
+                s -> s.role() == Role.REPAIRING ? 1 : 0);
         leaderChanges = register(Counter.builder("wheelraft.leader.changes").description("times the known leader changed").tags(tags).register(registry));
         electionsStarted = register(Counter.builder("wheelraft.elections.started").description("times this node campaigned").tags(tags).register(registry));
         snapshots = register(Counter.builder("wheelraft.snapshots").description("snapshots taken").tags(tags).register(registry));

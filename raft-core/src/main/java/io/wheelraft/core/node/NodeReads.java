@@ -1,6 +1,7 @@
 package io.wheelraft.core.node;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadIndexClosure;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.spi.RaftTransport;
@@ -31,6 +32,9 @@ final class NodeReads {
     /** What the reads need from the node, on its Raft lane. */
     interface Node {
         boolean halted();
+
+        /** Why this node serves no reads now (e.g. it is repairing after a storage fault), or null. */
+        String refusal();
 
         /** True when this node leads, or knows no leader (the core then fails the reads itself). */
         boolean confirmsLocally();
@@ -83,8 +87,12 @@ final class NodeReads {
         if (batch.isEmpty()) {
             return;
         }
+        String refusal = node.halted() ? null : node.refusal();
         if (node.halted()) {
             failed(batch, null);
+        } else if (refusal != null) {
+            Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
+            batch.forEach(h -> ((ReadIndexClosure) h).run(refused, -1));
         } else if (node.confirmsLocally()) {
             node.confirm(batch);
         } else {

@@ -24,15 +24,22 @@ final class NodeRecovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRecovery.class);
 
-    /** The state a node starts from. */
-    record Recovered(long snapshotIndex, RecentEntries recentEntries, RaftLog log, Membership base, MembershipLog memberships) {
+    /**
+     * The state a node starts from; {@code repairing}: fenced after a storage fault until a
+     * leader repairs it (see {@link io.wheelraft.core.Role#REPAIRING}).
+     */
+    record Recovered(long snapshotIndex, RecentEntries recentEntries, RaftLog log, Membership base, MembershipLog memberships,
+                     boolean repairing) {
     }
 
-    /** The snapshot could not be loaded into the state machine: the node must not serve. */
-    static final class SnapshotLoadFailed extends Exception {
+    /**
+     * The node must not start: the snapshot could not be loaded into the state machine, or what
+     * it stored cannot be trusted (a forgotten vote). The status says what and what to do.
+     */
+    static final class CannotStart extends Exception {
         private final transient Status status;
 
-        SnapshotLoadFailed(Status status) {
+        CannotStart(Status status) {
             super(status.toString());
             this.status = status;
         }
@@ -47,17 +54,32 @@ final class NodeRecovery {
 
     /**
      * @param name the node's name for logs and errors
-     * @throws SnapshotLoadFailed    if the state machine could not load the latest snapshot
+     * @throws CannotStart           if the state machine could not load the latest snapshot, or
+     *                               the meta is missing while the log or a snapshot is not
      * @throws IllegalStateException if the log has a gap after the snapshot (entries are missing)
+     *                               and no storage fault explains it
      */
-    static Recovered recover(String name, NodeOptions options) throws SnapshotLoadFailed {
+    static Recovered recover(String name, NodeOptions options) throws CannotStart {
         LogStorage logStorage = options.logStorage();
         SnapshotReader snapshot = options.snapshotStorage().open();
         SnapshotMeta snap = snapshot == null ? SnapshotMeta.getDefaultInstance() : snapshot.meta();
         long snapIndex = snap.getLastIncludedIndex();
         RecentEntries recentEntries = new RecentEntries(options.logCacheEntries(), options.logCacheMaxEntryBytes());
+        boolean repairing;
+        try {
+            refuseForgottenMeta(name, options.metaStorage(), logStorage, snap);
+            repairing = StorageDamage.fenceIfDamaged(name, options.metaStorage(), logStorage, options.snapshotStorage());
+        } catch (CannotStart | RuntimeException e) {
+            if (snapshot != null) {
+                snapshot.close();
+            }
+            throw e;
+        }
         RaftLog log;
         try {
+            if (repairing) {
+                StorageDamage.reconnectLog(name, logStorage, snapIndex);
+            }
             if (snapshot != null) {
                 alignLogWithSnapshot(name, logStorage, snap);
             }
@@ -72,7 +94,7 @@ final class NodeRecovery {
             Status error = FsmCaller.loadInto(options.stateMachine(), snapshot);
             snapshot.close();
             if (error != null) {
-                throw new SnapshotLoadFailed(error);
+                throw new CannotStart(error);
             }
             LOG.info("{} loaded its snapshot ending at {}/{}", name, snapIndex, snap.getLastIncludedTerm());
         }
@@ -85,7 +107,28 @@ final class NodeRecovery {
                 memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));
             }
         }
-        return new Recovered(snapIndex, recentEntries, log, base, memberships);
+        return new Recovered(snapIndex, recentEntries, log, base, memberships, repairing);
+    }
+
+    /**
+     * A node whose meta says term 0 while its log or snapshot holds entries of a later term lost
+     * its meta: it no longer knows whom it voted for and could vote twice in one term (letting
+     * two leaders be elected). That cannot be repaired safely from the cluster.
+     */
+    private static void refuseForgottenMeta(String name, io.wheelraft.core.spi.RaftMetaStorage meta, LogStorage log,
+                                            SnapshotMeta snap) throws CannotStart {
+        if (meta.term() != 0) {
+            return;
+        }
+        long last = log.lastLogIndex();
+        long logTerm = last >= log.firstLogIndex() ? log.term(last) : 0;
+        long seen = Math.max(logTerm, snap.getLastIncludedTerm());
+        if (seen > 0) {
+            throw new CannotStart(Status.error(io.wheelraft.core.RaftError.STORAGE_ERROR,
+                    "%s: the raft meta (term and vote) is missing although the %s holds term %d: its vote is forgotten and it "
+                            + "could vote twice in one term. Remove this peer from the group (admin remove-peer), wipe its data "
+                            + "directory and add it back (see docs/storage.md)", name, logTerm >= seen ? "log" : "snapshot", seen));
+        }
     }
 
     /**

@@ -23,10 +23,22 @@ public final class SerialLane implements Executor {
     private final Executor pool;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Gets a task's failure first; true means it was handled and is not logged. */
+    private final java.util.function.Predicate<Throwable> failureHandler;
 
     public SerialLane(String name, Executor pool) {
+        this(name, pool, t -> false);
+    }
+
+    /**
+     * @param failureHandler called on the lane with whatever a task throws; returns true if it
+     *                       dealt with it (e.g. a node stopping on a storage failure), else the
+     *                       lane logs it
+     */
+    public SerialLane(String name, Executor pool, java.util.function.Predicate<Throwable> failureHandler) {
         this.name = name;
         this.pool = pool;
+        this.failureHandler = failureHandler;
     }
 
     @Override
@@ -61,13 +73,24 @@ public final class SerialLane implements Executor {
             try {
                 r.run();
             } catch (Throwable t) {
-                LOG.error("task on lane {} failed", name, t);
+                if (!handled(t)) {
+                    LOG.error("task on lane {} failed", name, t);
+                }
             }
         }
         scheduled.set(false);
         // Re-check: a task added between the last poll and the flag reset must not be stranded.
         if (!tasks.isEmpty() && scheduled.compareAndSet(false, true)) {
             pool.execute(this::drain);
+        }
+    }
+
+    private boolean handled(Throwable t) {
+        try {
+            return failureHandler.test(t);
+        } catch (RuntimeException e) {
+            LOG.error("failure handler of lane {} threw", name, e);
+            return false;
         }
     }
 

@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * machine is done, the snapshot is committed to {@link SnapshotStorage} (durable and visible)
  * and only then is the node told, so that it compacts its log.
  *
- * <p>A failed save is reported to the state machine's {@code onError} and to the caller; the
- * node keeps running, since nothing was lost. Thread-safe: {@link #save} may be called from any
+ * <p>A state machine that fails its own save only abandons that snapshot (one WARN line, the
+ * caller told): nothing was lost and the node keeps running. A failure of the snapshot storage
+ * (creating or committing the snapshot) is a disk fault: it goes to {@code storageFailed}, which
+ * stops the node, as any failed write does. Thread-safe: {@link #save} may be called from any
  * thread; the work runs on the apply lane and on whatever thread the state machine completes
  * its closure.
  */
@@ -41,11 +43,14 @@ final class SnapshotExecutor {
     private final LogStorage log;
     private final SnapshotStorage storage;
     private final Saved saved;
+    private final java.util.function.Consumer<Status> storageFailed;
     private final AtomicBoolean saving = new AtomicBoolean();
     /** Last included index of the newest snapshot this node holds (saved, loaded or installed). */
     private volatile long lastSnapshotIndex;
 
-    SnapshotExecutor(String name, FsmCaller fsm, LogStorage log, SnapshotStorage storage, long lastSnapshotIndex, Saved saved) {
+    SnapshotExecutor(String name, FsmCaller fsm, LogStorage log, SnapshotStorage storage, long lastSnapshotIndex, Saved saved,
+                     java.util.function.Consumer<Status> storageFailed) {
+        this.storageFailed = storageFailed;
         this.name = name;
         this.fsm = fsm;
         this.log = log;
@@ -95,7 +100,7 @@ final class SnapshotExecutor {
         try {
             writer = storage.create();
         } catch (RuntimeException e) {
-            failed(done, Status.error(RaftError.STORAGE_ERROR, "%s cannot create a snapshot: %s", name, e));
+            storageFailed(done, Status.error(RaftError.STORAGE_ERROR, "cannot create a snapshot: %s", message(e)));
             return;
         }
         AtomicBoolean once = new AtomicBoolean();
@@ -121,6 +126,7 @@ final class SnapshotExecutor {
             failed(done, status != null ? status : Status.error(RaftError.STATE_MACHINE_ERROR, "onSnapshotSave completed with a null status"));
             return;
         }
+        boolean committing = false;
         try {
             if (newerSnapshotHeld(index)) {
                 // A snapshot installed from the leader meanwhile already covers this one.
@@ -128,10 +134,13 @@ final class SnapshotExecutor {
                 finish(done, Status.ok());
                 return;
             }
+            committing = true;
             writer.commit(meta);
         } catch (IOException | RuntimeException e) {
             writer.abort();
-            failed(done, Status.error(RaftError.STORAGE_ERROR, "%s could not commit the snapshot at index %d: %s", name, index, e));
+            Status error = Status.error(RaftError.STORAGE_ERROR, "could not %s the snapshot at index %d: %s",
+                    committing ? "commit" : "check for a newer", index, message(e));
+            storageFailed(done, error);
             return;
         }
         lastSnapshotIndex = Math.max(lastSnapshotIndex, index);
@@ -148,10 +157,20 @@ final class SnapshotExecutor {
         }
     }
 
+    /** The state machine failed its own save: abandon this snapshot, keep running (nothing was lost). */
     private void failed(Closure done, Status error) {
-        LOG.warn("{}: snapshot failed (the node keeps running): {}", name, error);
-        fsm.reportError(error);
+        LOG.warn("{}: snapshot abandoned, the node keeps running and applying: {}", name, error);
         finish(done, error);
+    }
+
+    /** The snapshot storage failed: a disk fault, which stops the node. */
+    private void storageFailed(Closure done, Status error) {
+        finish(done, error);
+        storageFailed.accept(error);
+    }
+
+    private static String message(Exception e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     /** Ends the save in progress and completes its closure. */

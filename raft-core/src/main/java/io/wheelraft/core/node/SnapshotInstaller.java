@@ -28,6 +28,7 @@ final class SnapshotInstaller {
     private final SnapshotStorage storage;
     private final SerialLane lane;
     private final Install install;
+    private final java.util.function.Consumer<io.wheelraft.core.Status> storageFailed;
 
     /** Gets each complete, verified snapshot, with the answer to complete once it is installed and durable. */
     interface Install {
@@ -37,8 +38,10 @@ final class SnapshotInstaller {
     private SnapshotMeta receivingMeta;
     private SnapshotReceiver receiver;
 
-    SnapshotInstaller(String name, SnapshotStorage storage, SerialLane lane,
-                      Install install) {
+    /** @param storageFailed told when the snapshot storage fails (not bad data from the leader): the node stops */
+    SnapshotInstaller(String name, SnapshotStorage storage, SerialLane lane, Install install,
+                      java.util.function.Consumer<io.wheelraft.core.Status> storageFailed) {
+        this.storageFailed = storageFailed;
         this.name = name;
         this.storage = storage;
         this.lane = lane;
@@ -50,6 +53,12 @@ final class SnapshotInstaller {
         lane.execute(() -> {
             try {
                 onChunk(req, term, answer);
+            } catch (io.wheelraft.core.spi.StorageException e) {
+                if (!diskFault(e, "receiving snapshot chunk " + req.getFileName() + "@" + req.getOffset())) {
+                    answer.complete(refuse(term, req, "chunk failed: " + e.getMessage()));
+                } else {
+                    answer.completeExceptionally(e);
+                }
             } catch (RuntimeException e) {
                 LOG.warn("{}: snapshot chunk {}@{} failed", name, req.getFileName(), req.getOffset(), e);
                 answer.complete(refuse(term, req, "chunk failed: " + e));
@@ -73,7 +82,11 @@ final class SnapshotInstaller {
             try {
                 receiver.writeChunk(file, req.getOffset(), req.getData());
             } catch (java.io.IOException | RuntimeException e) {
-                LOG.warn("{}: writing snapshot chunk {}@{} failed", name, file, req.getOffset(), e);
+                if (diskFault(e, "writing snapshot chunk " + file + "@" + req.getOffset())) {
+                    answer.completeExceptionally(e);
+                    return;
+                }
+                LOG.warn("{}: snapshot chunk {}@{} does not fit: {}", name, file, req.getOffset(), e.getMessage());
                 answer.complete(resume(term, file, safeNextOffset(file), "writing the chunk failed: " + e));
                 return;
             }
@@ -90,13 +103,33 @@ final class SnapshotInstaller {
         try {
             reader = finished.complete();
         } catch (java.io.IOException | RuntimeException e) {
-            LOG.warn("{}: the snapshot ending at {} failed verification; it will be sent again", name, meta.getLastIncludedIndex(), e);
+            if (diskFault(e, "publishing the snapshot ending at " + meta.getLastIncludedIndex())) {
+                answer.completeExceptionally(e);
+                return;
+            }
+            LOG.warn("{}: the snapshot ending at {} failed verification; it will be sent again: {}", name, meta.getLastIncludedIndex(),
+                    e.getMessage());
             finished.abort();
             String first = meta.getFilesCount() == 0 ? "" : meta.getFiles(0).getName();
             answer.complete(resume(term, first, 0, "snapshot verification failed: " + e));
             return;
         }
         install.install(req, reader, answer);
+    }
+
+    /**
+     * Is {@code e} a fault of this node's disk (an I/O error, a full disk) rather than bad data
+     * from the leader (a chunk or file failing its size or checksum: {@code LogCorruptionException},
+     * which the leader fixes by sending again)? A disk fault stops the node.
+     */
+    private boolean diskFault(Exception e, String what) {
+        if (e instanceof io.wheelraft.core.spi.LogCorruptionException || !(e instanceof java.io.IOException
+                || e instanceof io.wheelraft.core.spi.StorageException)) {
+            return false;
+        }
+        storageFailed.accept(io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.STORAGE_ERROR, "%s failed: %s", what,
+                e.getMessage() != null ? e.getMessage() : e.toString()));
+        return true;
     }
 
     private long safeNextOffset(String file) {

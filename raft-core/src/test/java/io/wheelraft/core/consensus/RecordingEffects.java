@@ -19,11 +19,15 @@ import java.util.List;
  */
 final class RecordingEffects implements RaftEffects {
 
-    sealed interface Event permits HardState, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
+    sealed interface Event permits HardState, RepairFlag, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
             ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry, SnapshotWanted {
     }
 
     record HardState(long term, PeerId votedFor) implements Event {
+    }
+
+    /** The durable repairing flag was written. */
+    record RepairFlag(boolean repairing) implements Event {
     }
 
     record Persist(long truncateAfter, List<LogEntry> entries) implements Event {
@@ -96,7 +100,21 @@ final class RecordingEffects implements RaftEffects {
 
     @Override
     public void persistHardState(long term, PeerId votedFor) {
+        if (failHardState != null) {
+            throw failHardState;
+        }
         events.add(new HardState(term, votedFor));
+    }
+
+    /** When set, every term/vote or repairing-flag write throws it (a full or failed disk). */
+    io.wheelraft.core.spi.StorageException failHardState;
+
+    @Override
+    public void persistRepairing(boolean repairing) {
+        if (failHardState != null) {
+            throw failHardState;
+        }
+        events.add(new RepairFlag(repairing));
     }
 
     @Override

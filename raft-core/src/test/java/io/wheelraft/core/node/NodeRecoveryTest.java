@@ -124,7 +124,7 @@ class NodeRecoveryTest {
         appendTerms(1, 1);
         saveSnapshot(2, 1, "a:1");
         acceptLoad = false;
-        NodeRecovery.SnapshotLoadFailed e = assertThrows(NodeRecovery.SnapshotLoadFailed.class, () -> NodeRecovery.recover("g/a:1", options));
+        NodeRecovery.CannotStart e = assertThrows(NodeRecovery.CannotStart.class, () -> NodeRecovery.recover("g/a:1", options));
         assertEquals(RaftError.STATE_MACHINE_ERROR, e.status().code());
         assertTrue(e.status().message().contains("index 2"), e.status().message());
     }
