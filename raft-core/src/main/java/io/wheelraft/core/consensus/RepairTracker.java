@@ -34,19 +34,25 @@ final class RepairTracker {
         this.self = self;
     }
 
-    /** Notes the repairing flag of an answer from {@code peer}, given this leader's last index now. */
-    void onAnswer(PeerId peer, boolean repairing, long leaderLastIndex) {
+    /**
+     * Notes the repairing flag of an answer from {@code peer}, given this leader's last index now.
+     *
+     * @return true if the peer's repair just ended (its acknowledgements count again)
+     */
+    boolean onAnswer(PeerId peer, boolean repairing, long leaderLastIndex) {
         if (!repairing) {
             if (targets.remove(peer) != null) {
                 LOG.info("{}: {} is repaired and votes again", self, peer);
+                return true;
             }
-            return;
+            return false;
         }
         if (!targets.containsKey(peer)) {
             targets.put(peer, leaderLastIndex);
             LOG.info("{}: {} is repairing after a storage fault; it votes again once its log matches ours through {}",
                     self, peer, leaderLastIndex);
         }
+        return false;
     }
 
     /** Is {@code peer} fenced (its acknowledgements count for nothing, it cannot take leadership)? */

@@ -182,7 +182,7 @@ final class Replication {
             return false;
         }
         pr.lastResponseMs = nowMs;
-        repairs.onAnswer(peer, resp.getRepairing(), log.lastIndex());
+        boolean repaired = repairs.onAnswer(peer, resp.getRepairing(), log.lastIndex());
         boolean heartbeat = req.getHeartbeat();
         if (heartbeat) {
             // Any answer in our term (even a log mismatch) shows the follower accepts us as leader.
@@ -196,7 +196,7 @@ final class Replication {
         if (!heartbeat) {
             releaseSlot(pr, req);
         }
-        boolean advanced = false;
+        boolean advanced = repaired; // its match counts towards commitment from now on
         if (resp.getSuccess()) {
             long newMatch = resp.getLastLogIndex();
             if (newMatch > pr.match) {

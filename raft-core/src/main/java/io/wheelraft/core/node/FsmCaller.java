@@ -198,9 +198,10 @@ final class FsmCaller {
                     } catch (StorageException failure) {
                         // A corrupt or unreadable entry is a fault of this node, not of one call:
                         // stop once (role ERROR) rather than retry and log on every commit.
-                        failPending(dones, i);
-                        fail(Status.error(RaftError.STORAGE_ERROR, "cannot read committed entry %d to apply it: %s", i,
-                                failure.getMessage()));
+                        if (applyData(data, dones)) { // what was read before it still applies
+                            fail(Status.error(RaftError.STORAGE_ERROR, "cannot read committed entry %d to apply it: %s", i,
+                                    failure.getMessage()));
+                        }
                         return;
                     }
                 }
@@ -276,16 +277,6 @@ final class FsmCaller {
             return false;
         }
         return true;
-    }
-
-    /** Closures of a batch that will now never be applied here: their outcome is unknown to the client. */
-    private static void failPending(List<Closure> dones, long failedIndex) {
-        Status unknown = Status.error(RaftError.STORAGE_ERROR, "this node stopped at entry %d; the outcome is unknown here", failedIndex);
-        for (Closure d : dones) {
-            if (d != null) {
-                d.run(unknown);
-            }
-        }
     }
 
     private void callSafely(Runnable r) {

@@ -50,13 +50,14 @@ public final class SimCluster {
 
     /** One member: its durable storage (kept across crashes) and its current incarnation. */
     private static final class Member {
-        final MemoryLogStorage log = new MemoryLogStorage();
+        final SimLogStorage log = new SimLogStorage(new MemoryLogStorage());
         final MemoryMetaStorage meta = new MemoryMetaStorage();
         final MemorySnapshotStorage snapshots = new MemorySnapshotStorage();
         NodeImpl node;
         StateMachine stateMachine;
         boolean up;
         int incarnation;
+        boolean detectCorruptionAtRestart;
     }
 
     /** The storages one incarnation of a member runs on. */
@@ -133,6 +134,10 @@ public final class SimCluster {
         NodeStorage storage = storageFactory == null
                 ? new NodeStorage(m.log, m.meta, m.snapshots)
                 : storageFactory.open(i, m.incarnation);
+        if (storageFactory == null && m.incarnation > 0) {
+            m.log.restart(m.detectCorruptionAtRestart);
+            m.detectCorruptionAtRestart = false;
+        }
         m.incarnation++;
         m.stateMachine = stateMachines.apply(i);
         NodeOptions o = new NodeOptions()
@@ -201,7 +206,38 @@ public final class SimCluster {
         if (storageFactory != null) {
             throw new IllegalStateException("member " + i + " runs on storage from a StorageFactory, not in memory");
         }
+        return simLog(i).disk();
+    }
+
+    /** Member {@code i}'s log with its disk faults (only for clusters without a {@link StorageFactory}). */
+    public SimLogStorage simLog(int i) {
+        if (storageFactory != null) {
+            throw new IllegalStateException("member " + i + " runs on storage from a StorageFactory, not in memory");
+        }
         return members.get(i).log;
+    }
+
+    /** Member {@code i}'s meta storage (term, vote, repairing flag; its {@code faults()} fail writes). */
+    public MemoryMetaStorage metaStorage(int i) {
+        return members.get(i).meta;
+    }
+
+    /** Member {@code i}'s snapshot storage (its {@code faults()} fail commits and chunk writes). */
+    public MemorySnapshotStorage snapshotStorage(int i) {
+        return members.get(i).snapshots;
+    }
+
+    /**
+     * Member {@code i}'s disk is repaired while it is down (faults cleared; corrupt entries are
+     * found when it next opens its log, which drops them and what follows, as a verifying open
+     * does): it restarts fenced and is repaired from the leader.
+     */
+    public void repairDisk(int i) {
+        Member m = members.get(i);
+        m.log.disk().faults().clear();
+        m.meta.faults().clear();
+        m.snapshots.faults().clear();
+        m.detectCorruptionAtRestart = true;
     }
 
     /** Advances virtual time by {@code ms}, one millisecond at a time. */

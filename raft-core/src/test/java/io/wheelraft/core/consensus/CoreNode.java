@@ -55,6 +55,11 @@ final class CoreNode {
     }
 
     static CoreNode create(RaftConfig config, List<PeerId> members, long term, long[] logTerms, long nowMs) {
+        return create(config, members, term, logTerms, false, nowMs);
+    }
+
+    /** As above; {@code repairing}: the node starts fenced after a storage fault. */
+    static CoreNode create(RaftConfig config, List<PeerId> members, long term, long[] logTerms, boolean repairing, long nowMs) {
         CoreNode n = new CoreNode(config.self(), config);
         List<LogEntry> entries = new ArrayList<>();
         for (int i = 0; i < logTerms.length; i++) {
@@ -63,7 +68,7 @@ final class CoreNode {
         n.storage.append(entries);
         n.log = new RaftLog(n.storage, 0, 0);
         n.core = new RaftCore(config, n.log, n.fx, term, null,
-                new MembershipLog(Membership.of(new Configuration(members))), 0, nowMs);
+                new MembershipLog(Membership.of(new Configuration(members))), 0, repairing, nowMs);
         return n;
     }
 

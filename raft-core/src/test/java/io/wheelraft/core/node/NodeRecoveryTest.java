@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,12 +34,19 @@ class NodeRecoveryTest {
     private final MemorySnapshotStorage snapshots = new MemorySnapshotStorage();
     private final List<Long> loaded = new ArrayList<>();
     private boolean acceptLoad = true;
+    private final MemoryMetaStorage meta = new MemoryMetaStorage();
+    private String logDamage;
+    private String snapshotDamage;
+
+    {
+        meta.setTermAndVote(5, null); // the node has voted in terms at least as late as its log's
+    }
 
     private final NodeOptions options = new NodeOptions()
             .initialConfiguration(Configuration.parse("a:1,b:1,c:1"))
-            .logStorage(log)
-            .metaStorage(new MemoryMetaStorage())
-            .snapshotStorage(snapshots)
+            .logStorage(new DamageReporting(log, () -> logDamage))
+            .metaStorage(meta)
+            .snapshotStorage(new DamageReportingSnapshots(snapshots, () -> snapshotDamage))
             .stateMachine(new StateMachineAdapter() {
                 @Override
                 public void onApply(Iterator iterator) {
@@ -136,5 +144,92 @@ class NodeRecoveryTest {
         saveSnapshot(2, 1, "a:1");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> NodeRecovery.recover("g/a:1", options));
         assertTrue(e.getMessage().startsWith("g/a:1 cannot start"), e.getMessage());
+    }
+
+    @Test
+    void aMissingMetaWithALogOfLaterTermsRefusesToStartAndSaysWhatToDo() {
+        appendTerms(1, 3);
+        meta.forget();
+        NodeRecovery.CannotStart e = assertThrows(NodeRecovery.CannotStart.class, () -> NodeRecovery.recover("g/a:1", options));
+        assertEquals(RaftError.STORAGE_ERROR, e.status().code());
+        String m = e.status().message();
+        assertTrue(m.contains("meta") && m.contains("vote twice") && m.contains("remove-peer") && m.contains("docs/storage.md"), m);
+    }
+
+    @Test
+    void aFreshNodeWithNothingStoredStarts() throws Exception {
+        meta.forget();
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertFalse(r.repairing());
+        assertEquals(0, r.log().lastIndex());
+    }
+
+    @Test
+    void damageFoundAtOpenFencesTheNodeDurablyAndReconnectsTheLog() throws Exception {
+        appendTerms(1, 1, 1, 1, 1, 1);
+        log.truncatePrefix(5); // the log keeps 5..6; the snapshot that covered 1..4 was damaged and set aside
+        snapshotDamage = "snapshot 4 failed its checksum";
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertTrue(r.repairing());
+        assertTrue(meta.repairing(), "the fence must be durable before the node runs");
+        assertEquals(1, log.firstLogIndex(), "a log that no longer starts at 1 without a snapshot is emptied");
+        assertEquals(0, r.log().lastIndex());
+    }
+
+    @Test
+    void aNodeStillRepairingStaysFencedAfterARestartWithoutNewDamage() throws Exception {
+        appendTerms(1, 1);
+        meta.setRepairing(true);
+        NodeRecovery.Recovered r = NodeRecovery.recover("g/a:1", options);
+        assertTrue(r.repairing());
+        assertEquals(2, r.log().lastIndex(), "an intact log is kept");
+    }
+
+    @Test
+    void aFenceThatCannotBeWrittenStopsTheStart() {
+        appendTerms(1, 1);
+        logDamage = "WAL record at 4096 failed its checksum";
+        meta.faults().failNextWrite(new io.wheelraft.core.spi.StorageException("raft_meta: Input/output error"));
+        assertThrows(io.wheelraft.core.spi.StorageException.class, () -> NodeRecovery.recover("g/a:1", options));
+    }
+
+    /** A log storage that reports {@code damage} found at open. */
+    private static final class DamageReporting implements io.wheelraft.core.spi.LogStorage {
+        private final MemoryLogStorage d;
+        private final java.util.function.Supplier<String> damage;
+
+        DamageReporting(MemoryLogStorage d, java.util.function.Supplier<String> damage) {
+            this.d = d;
+            this.damage = damage;
+        }
+
+        @Override public long firstLogIndex() { return d.firstLogIndex(); }
+        @Override public long lastLogIndex() { return d.lastLogIndex(); }
+        @Override public LogEntry entry(long index) { return d.entry(index); }
+        @Override public long term(long index) { return d.term(index); }
+        @Override public void append(List<LogEntry> entries) { d.append(entries); }
+        @Override public void truncatePrefix(long firstIndexKept) { d.truncatePrefix(firstIndexKept); }
+        @Override public void truncateSuffix(long lastIndexKept) { d.truncateSuffix(lastIndexKept); }
+        @Override public void reset(long nextLogIndex) { d.reset(nextLogIndex); }
+        @Override public List<LogEntry> configurationEntries() { return d.configurationEntries(); }
+        @Override public String damageFoundAtOpen() { return damage.get(); }
+        @Override public void close() { d.close(); }
+    }
+
+    /** A snapshot storage that reports {@code damage} found at open. */
+    private static final class DamageReportingSnapshots implements io.wheelraft.core.spi.SnapshotStorage {
+        private final MemorySnapshotStorage d;
+        private final java.util.function.Supplier<String> damage;
+
+        DamageReportingSnapshots(MemorySnapshotStorage d, java.util.function.Supplier<String> damage) {
+            this.d = d;
+            this.damage = damage;
+        }
+
+        @Override public io.wheelraft.core.spi.SnapshotWriter create() { return d.create(); }
+        @Override public SnapshotReader open() { return d.open(); }
+        @Override public io.wheelraft.core.spi.SnapshotReceiver receive(SnapshotMeta m) { return d.receive(m); }
+        @Override public String damageFoundAtOpen() { return damage.get(); }
+        @Override public void close() { d.close(); }
     }
 }

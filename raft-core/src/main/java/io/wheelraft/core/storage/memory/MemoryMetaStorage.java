@@ -87,6 +87,15 @@ public final class MemoryMetaStorage implements RaftMetaStorage {
         closed = true;
     }
 
+    /**
+     * Forgets everything this storage held, as if its file were lost (term 0, no vote, not
+     * repairing): the simulation's "meta lost" fault.
+     */
+    public synchronized void forget() {
+        current = new TermAndVote(0, null);
+        repairing = false;
+    }
+
     /** Makes a closed storage usable again with the term and vote it held (a restart on the same disk). */
     public void reopen() {
         closed = false;
