@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 /**
  * A node's {@link RepeatedTimer}s on the shared wheel. Each callback only posts an event to the
  * node's Raft lane; none blocks the wheel. Which ones run depends on the role:
- * follower: election; candidate: vote; leader: step-down and heartbeat; all: snapshot.
+ * follower, learner and repairing: election; candidate: vote; leader: step-down and heartbeat; all: snapshot.
  */
 final class NodeTimers {
 
@@ -76,7 +76,7 @@ final class NodeTimers {
                 heartbeat.stop();
                 vote.restart();
             }
-            case FOLLOWER, LEARNER -> {
+            case FOLLOWER, LEARNER, REPAIRING -> { // a repairing node never campaigns (RaftCore), but its timer keeps running for after the repair
                 vote.stop();
                 stepDown.stop();
                 heartbeat.stop();

@@ -32,16 +32,27 @@ class RandomFaultSimulationTest {
 
     @Test
     void everySeedStaysSafeLinearizableAndLive() {
-        runSeeds(500, false);
+        runSeeds(500, false, false);
+    }
+
+    /**
+     * The same faults plus disk faults on at most a minority of nodes at a time: a synced log
+     * tail lost at restart, an entry that no longer reads back, failed log and meta writes, a
+     * background storage failure, and the operator repairing a failed disk. No committed entry
+     * may be lost, and once healed every node (the repaired ones too) converges.
+     */
+    @Test
+    void diskFaultsOnAMinorityStaySafeLinearizableAndLive() {
+        runSeeds(150, false, true);
     }
 
     /** Joint-consensus changes (adds, removes, the leader included) interleaved with the same faults. */
     @Test
     void membershipChangesUnderFaultsStaySafeLinearizableAndLive() {
-        runSeeds(200, true);
+        runSeeds(200, true, false);
     }
 
-    private static void runSeeds(int defaultSeeds, boolean churn) {
+    private static void runSeeds(int defaultSeeds, boolean churn, boolean diskFaults) {
         String one = System.getProperty("wheelraft.sim.seed");
         int seeds = Integer.getInteger("wheelraft.sim.seeds", defaultSeeds);
         List<String> failures = new ArrayList<>();
@@ -49,7 +60,7 @@ class RandomFaultSimulationTest {
         long last = one != null ? first : first + seeds - 1;
         for (long seed = first; seed <= last; seed++) {
             try {
-                runSeed(seed, churn);
+                runSeed(seed, churn, diskFaults);
             } catch (AssertionError | RuntimeException e) {
                 failures.add("seed " + seed + ": " + e.getMessage() + " (replay with -Dwheelraft.sim.seed=" + seed + ")");
                 if (failures.size() >= 5) {
@@ -62,7 +73,7 @@ class RandomFaultSimulationTest {
         }
     }
 
-    static void runSeed(long seed, boolean churn) {
+    static void runSeed(long seed, boolean churn, boolean diskFaults) {
         int size = churn ? 5 : seed % 2 == 0 ? 3 : 5;
         CommittedLog committed = new CommittedLog("seed " + seed);
         // A third of the seeds snapshot every (virtual) second and keep only 20 entries behind,
@@ -91,10 +102,13 @@ class RandomFaultSimulationTest {
         Random r = new Random(c.random().nextLong());
         CounterWorkload load = new CounterWorkload(c, 4, 4 * ELECTION_TIMEOUT_MS);
         long nextFault = 200;
+        DiskFaults disks = diskFaults ? new DiskFaults(c) : null;
         for (int t = 0; t < CHAOS_MS; t++) {
             if (t == nextFault) {
                 if (churn && r.nextInt(3) == 0) {
                     changeMembership(c, r);
+                } else if (disks != null && r.nextInt(3) == 0) {
+                    disks.inject(r);
                 } else {
                     injectFault(c, r);
                 }
@@ -106,6 +120,9 @@ class RandomFaultSimulationTest {
         // Heal everything and demand progress.
         c.heal();
         c.faults().dropRate(0).duplicateRate(0).latencyMs(1, 3);
+        if (disks != null) {
+            disks.repairAll();
+        }
         for (int i = 0; i < size; i++) {
             c.restart(i);
         }
@@ -180,9 +197,9 @@ class RandomFaultSimulationTest {
         StringBuilder b = new StringBuilder();
         for (int i : members) {
             var st = c.node(i).status();
-            b.append(String.format("[n%d %s term=%d commit=%d applied=%d log=%d..%d conf=%s] ", i + 1, st.role(), st.term(),
+            b.append(String.format("[n%d %s term=%d commit=%d applied=%d log=%d..%d conf=%s match=%s] ", i + 1, st.role(), st.term(),
                     st.commitIndex(), ((CounterFsm) c.stateMachine(i)).lastAppliedIndex(), st.firstLogIndex(), st.lastLogIndex(),
-                    st.configuration()));
+                    st.configuration(), st.followerMatchIndex()));
         }
         return b.toString();
     }

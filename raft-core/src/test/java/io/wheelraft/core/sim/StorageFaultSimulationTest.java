@@ -137,6 +137,12 @@ class StorageFaultSimulationTest {
         assertTrue(fsm(c, n).value() >= valueBefore, "the committed increments survived");
         write(c, 5);
         assertConverged(c, committed + 5);
+
+        // Repaired, N votes (and may lead) again: without L, M and N elect a leader holding everything.
+        c.crash(l, true);
+        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 40L * T), "N and M could not elect after the repair; " + c.replayHint());
+        write(c, 5);
+        assertTrue(fsm(c, c.leaderIndex()).value() >= valueBefore + 10);
     }
 
     @Test

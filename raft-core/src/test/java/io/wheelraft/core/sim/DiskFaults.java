@@ -1,0 +1,113 @@
+package io.wheelraft.core.sim;
+
+import io.wheelraft.core.Role;
+import io.wheelraft.core.spi.StorageException;
+
+import java.util.Random;
+
+/**
+ * Random disk faults for the random-fault simulation, on at most a minority of the members at a
+ * time (a member counts from the fault until it is repaired and votes again): a synced log tail
+ * lost at restart, an entry that no longer reads back, failed log or meta writes (a full or
+ * failing disk), a background storage failure, and the operator repairing a failed disk (the
+ * member restarts on it, fenced, and is repaired from the leader). Simulation thread only.
+ */
+final class DiskFaults {
+
+    private final SimCluster c;
+    /** The member's disk is bad until {@link SimCluster#repairDisk}: failing writes or a corrupt entry. */
+    private final boolean[] diskBad;
+    /** A tail loss is armed and takes effect when the member next starts. */
+    private final boolean[] tailLossArmed;
+
+    DiskFaults(SimCluster c) {
+        this.c = c;
+        this.diskBad = new boolean[c.size()];
+        this.tailLossArmed = new boolean[c.size()];
+    }
+
+    private boolean faulty(int i) {
+        if (c.isUp(i)) {
+            tailLossArmed[i] = false; // it started on the damaged log: the role tells the rest
+        }
+        if (diskBad[i] || tailLossArmed[i]) {
+            return true;
+        }
+        Role role = c.node(i).status().role();
+        return c.isUp(i) && (role == Role.ERROR || role == Role.REPAIRING);
+    }
+
+    private int faultyCount() {
+        int n = 0;
+        for (int i = 0; i < c.size(); i++) {
+            if (faulty(i)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    void inject(Random r) {
+        int victim = r.nextInt(c.size());
+        if (faulty(victim)) {
+            if (diskBad[victim] && r.nextBoolean()) {
+                repair(victim);
+            }
+            return;
+        }
+        if (faultyCount() + 1 > (c.size() - 1) / 2) {
+            return; // a majority must keep sound disks
+        }
+        SimLogStorage log = c.simLog(victim);
+        switch (r.nextInt(5)) {
+            case 0 -> { // the WAL loses synced records: found at the next open
+                long first = log.firstLogIndex();
+                long last = log.lastLogIndex();
+                long keep = first - 1 + (last >= first ? (long) r.nextInt((int) Math.min(Integer.MAX_VALUE, last - first + 2)) : 0);
+                c.crash(victim, r.nextBoolean());
+                log.loseTailAtRestart(keep);
+                tailLossArmed[victim] = true;
+                if (r.nextBoolean()) {
+                    c.restart(victim);
+                }
+            }
+            case 1 -> { // a block goes bad: reading the entry fails
+                long first = log.firstLogIndex();
+                long last = log.lastLogIndex();
+                if (last >= first) {
+                    log.corrupt(first + r.nextInt((int) Math.min(Integer.MAX_VALUE, last - first + 1)));
+                    diskBad[victim] = true;
+                }
+            }
+            case 2 -> {
+                log.disk().faults().failAllWrites(new StorageException("sim n" + (victim + 1) + " log: write: No space left on device"));
+                diskBad[victim] = true;
+            }
+            case 3 -> {
+                c.metaStorage(victim).faults().failAllWrites(new StorageException("sim n" + (victim + 1) + " raft_meta: fsync: Input/output error"));
+                diskBad[victim] = true;
+            }
+            default -> {
+                log.failInBackground(new StorageException("sim n" + (victim + 1) + " log: background flush: No space left on device"));
+                diskBad[victim] = true;
+            }
+        }
+    }
+
+    /** The operator replaces or frees the disk: the member restarts on it. */
+    private void repair(int i) {
+        c.crash(i, true);
+        c.repairDisk(i);
+        diskBad[i] = false;
+        c.restart(i);
+    }
+
+    /** Before the final healing: every bad disk is repaired and every stopped member restarted. */
+    void repairAll() {
+        for (int i = 0; i < c.size(); i++) {
+            if (diskBad[i] || (c.isUp(i) && c.node(i).status().role() == Role.ERROR)) {
+                repair(i);
+            }
+        }
+    }
+}
