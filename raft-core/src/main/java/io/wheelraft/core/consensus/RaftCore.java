@@ -341,7 +341,8 @@ public final class RaftCore {
             lastVoteGrantMs = nowMs;
             return voteResponse(false, true, "");
         }
-        if (!canVote && logOk && role == Role.CANDIDATE && self.equals(votedFor) && winsTie(req, candidate)) {
+        if (!canVote && logOk && role == Role.CANDIDATE && self.equals(votedFor)
+                && VoteTally.winsTie(req, candidate, log.lastTerm(), log.lastIndex(), self)) {
             // A split vote between us: rather than both waiting out the round (a hung voter only
             // answers by timing out), the weaker candidate stands down now and backs the stronger.
             LOG.info("{} yields term {} to {}", self, term, candidate);
@@ -349,19 +350,6 @@ public final class RaftCore {
             return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
         }
         return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + votedFor);
-    }
-
-    /** Tie-break between two candidates of one term: the more up-to-date log, then the lower id. */
-    private boolean winsTie(RequestVoteRequest req, PeerId candidate) {
-        long myTerm = log.lastTerm();
-        long myIndex = log.lastIndex();
-        if (req.getLastLogTerm() != myTerm) {
-            return req.getLastLogTerm() > myTerm;
-        }
-        if (req.getLastLogIndex() != myIndex) {
-            return req.getLastLogIndex() > myIndex;
-        }
-        return candidate.compareTo(self) < 0;
     }
 
     private String refusal(RequestVoteRequest req, boolean logOk, long nowMs) {
@@ -493,7 +481,7 @@ public final class RaftCore {
         tally = null;
         setRole(Role.LEADER, self);
         replication = new Replication(config, log, effects, term, memberships.current(), nowMs);
-        changer = new MembershipChanger(new ChangerView(), 10L * config.electionTimeoutMs());
+        changer = new MembershipChanger(new ChangerView(this), 10L * config.electionTimeoutMs());
         LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
         // holds no membership yet, record it, so that peers joining later learn it from the log.
@@ -882,46 +870,22 @@ public final class RaftCore {
         transfer.check(leader, role == Role.LEADER, nowMs, config.electionTimeoutMs());
     }
 
-    /** The changer's view of this leader. */
-    private final class ChangerView implements MembershipChanger.Leader {
-        @Override
-        public long appendConfiguration(io.wheelraft.proto.ConfigurationEntry entry, long nowMs) {
-            long index = log.lastIndex() + 1;
-            appendAsLeader(List.of(LogEntry.newBuilder().setTerm(term).setIndex(index)
-                    .setType(EntryType.ENTRY_TYPE_CONFIGURATION).setConfiguration(entry).build()), nowMs);
-            return index;
-        }
+    // ---------------------------------------------------------------- for ChangerView
 
-        @Override
-        public long match(PeerId peer) {
-            return replication.match(peer);
-        }
+    long appendConfiguration(io.wheelraft.proto.ConfigurationEntry entry, long nowMs) {
+        long index = log.lastIndex() + 1;
+        appendAsLeader(List.of(LogEntry.newBuilder().setTerm(term).setIndex(index)
+                .setType(EntryType.ENTRY_TYPE_CONFIGURATION).setConfiguration(entry).build()), nowMs);
+        return index;
+    }
 
-        @Override
-        public long commitIndex() {
-            return commitIndex;
-        }
+    long followerMatch(PeerId peer) { return replication.match(peer); }
+    PeerId self() { return self; }
+    RaftEffects effects() { return effects; }
 
-        @Override
-        public Membership membership() {
-            return memberships.current();
-        }
-
-        @Override
-        public PeerId self() {
-            return self;
-        }
-
-        @Override
-        public void stepDown(long nowMs) {
-            LOG.info("{} is not in the new configuration; stepping down", self);
-            becomeFollower(term, null, nowMs);
-        }
-
-        @Override
-        public void changeDone(Object handle, io.wheelraft.core.Status status) {
-            effects.membershipChangeDone(handle, status);
-        }
+    void stepDownAsRemoved(long nowMs) {
+        LOG.info("{} is not in the new configuration; stepping down", self);
+        becomeFollower(term, null, nowMs);
     }
 
     // ---------------------------------------------------------------- linearizable reads

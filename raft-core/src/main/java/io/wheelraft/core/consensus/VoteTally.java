@@ -38,4 +38,16 @@ final class VoteTally {
         }
         return m.quorumStillPossible(denied::contains) ? Outcome.PENDING : Outcome.LOST;
     }
+
+    /** Tie-break between two candidates of one term: the more up-to-date log, then the lower id. */
+    static boolean winsTie(io.wheelraft.proto.RequestVoteRequest req, io.wheelraft.core.PeerId candidate, long myLastTerm,
+                           long myLastIndex, io.wheelraft.core.PeerId self) {
+        if (req.getLastLogTerm() != myLastTerm) {
+            return req.getLastLogTerm() > myLastTerm;
+        }
+        if (req.getLastLogIndex() != myLastIndex) {
+            return req.getLastLogIndex() > myLastIndex;
+        }
+        return candidate.compareTo(self) < 0;
+    }
 }
