@@ -125,9 +125,9 @@ final class NodeRecovery {
         long seen = Math.max(logTerm, snap.getLastIncludedTerm());
         if (seen > 0) {
             throw new CannotStart(Status.error(io.wheelraft.core.RaftError.STORAGE_ERROR,
-                    "%s: the raft meta (term and vote) is missing although the %s holds term %d: its vote is forgotten and it "
+                    "the raft meta (term and vote) is missing although the %s holds term %d: its vote is forgotten and it "
                             + "could vote twice in one term. Remove this peer from the group (admin remove-peer), wipe its data "
-                            + "directory and add it back (see docs/storage.md)", name, logTerm >= seen ? "log" : "snapshot", seen));
+                            + "directory and add it back (see docs/storage.md)", logTerm >= seen ? "log" : "snapshot", seen));
         }
     }
 

@@ -97,7 +97,8 @@ class StorageFaultSimulationTest {
      */
     @Test
     void aNodeThatLostAcknowledgedEntriesCannotHelpElectALeaderWithoutThem() {
-        SimCluster c = cluster(41);
+        SimMeters meters = new SimMeters();
+        SimCluster c = cluster(41, o -> o.meterRegistry(meters.registry));
         write(c, 10);
         int l = c.leaderIndex();
         int n = (l + 1) % 3;
@@ -117,6 +118,7 @@ class StorageFaultSimulationTest {
         assertEquals(Role.REPAIRING, role(c, n), "a node that lost synced entries must start fenced");
         assertTrue(c.metaStorage(n).repairing());
 
+        assertEquals(1.0, meters.registry.get("wheelraft.repairing").tag("peer", c.peer(n).toString()).gauge().value());
         c.runFor(30L * T);
         assertEquals(-1, c.leaderIndex(), "M and N elected a leader lacking committed entry " + committed + "; " + c.replayHint());
         assertEquals(Role.REPAIRING, role(c, n), "N campaigned or unfenced without a leader");
@@ -133,6 +135,7 @@ class StorageFaultSimulationTest {
         assertTrue(c.runUntil(() -> c.leaderIndex() == l, 40L * T), "L did not lead again; " + c.replayHint());
         assertTrue(c.runUntil(() -> role(c, n) == Role.FOLLOWER, 40L * T), "N was never repaired; " + c.replayHint());
         assertFalse(c.metaStorage(n).repairing(), "the repaired flag must be durable");
+        assertEquals(0.0, meters.registry.get("wheelraft.repairing").tag("peer", c.peer(n).toString()).gauge().value());
         assertConverged(c, committed);
         assertTrue(fsm(c, n).value() >= valueBefore, "the committed increments survived");
         write(c, 5);
