@@ -302,7 +302,8 @@ public final class RaftCore {
             // grant and its first append).
             boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLostForVoting(nowMs)
                     && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(votedFor));
-            RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : refusal(req, logOk, nowMs));
+            RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), term, logOk,
+                    leaderLostForVoting(nowMs), role == Role.LEADER, leader));
             if (!grant && !logOk && req.getTerm() > term && role == Role.FOLLOWER && leaderLostForVoting(nowMs) && !preVoting()) {
                 // A peer behind us wants to replace the lost leader; it cannot win, and we hold
                 // entries it lacks. Campaign now rather than when our own timer fires: otherwise
@@ -350,19 +351,6 @@ public final class RaftCore {
             return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
         }
         return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + votedFor);
-    }
-
-    private String refusal(RequestVoteRequest req, boolean logOk, long nowMs) {
-        if (req.getTerm() <= term) {
-            return "stale term " + req.getTerm() + " <= " + term;
-        }
-        if (!logOk) {
-            return "candidate log is behind";
-        }
-        if (leaderLostForVoting(nowMs)) {
-            return "just voted; giving that candidate time to win";
-        }
-        return role == Role.LEADER ? "I am the leader" : "leader " + leader + " still alive";
     }
 
     private RequestVoteResponse voteResponse(boolean preVote, boolean granted, String reason) {

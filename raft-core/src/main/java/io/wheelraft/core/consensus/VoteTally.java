@@ -50,4 +50,19 @@ final class VoteTally {
         }
         return candidate.compareTo(self) < 0;
     }
+
+    /** Why a pre-vote for {@code askedTerm} was refused, for the answer's reason. */
+    static String preVoteRefusal(long askedTerm, long term, boolean logOk, boolean leaderLost, boolean leading,
+                                 io.wheelraft.core.PeerId leader) {
+        if (askedTerm <= term) {
+            return "stale term " + askedTerm + " <= " + term;
+        }
+        if (!logOk) {
+            return "candidate log is behind";
+        }
+        if (leaderLost) {
+            return "just voted; giving that candidate time to win";
+        }
+        return leading ? "I am the leader" : "leader " + leader + " still alive";
+    }
 }

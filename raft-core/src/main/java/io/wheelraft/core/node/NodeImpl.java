@@ -141,32 +141,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         fsm = new FsmCaller(name, options.stateMachine(), logStorage, stored.recentEntries(), closures, runtime.applyPool(),
                 options.applyInline(), snapIndex, stored.base().toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
-        reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Node() {
-            @Override
-            public boolean halted() {
-                return halted;
-            }
-
-            @Override
-            public String refusal() {
-                return core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null;
-            }
-
-            @Override
-            public boolean confirmsLocally() {
-                return core.isLeader() || core.leader() == null;
-            }
-
-            @Override
-            public PeerId leader() {
-                return core.leader();
-            }
-
-            @Override
-            public void confirm(List<Object> handles) {
-                core.readIndex(handles, now());
-            }
-        }, fsm);
+        reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Wiring(() -> halted,
+                () -> core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null,
+                () -> core.isLeader() || core.leader() == null, () -> core.leader(), handles -> core.readIndex(handles, now())), fsm);
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));

@@ -45,6 +45,36 @@ final class NodeReads {
         void confirm(List<Object> handles);
     }
 
+    /** A {@link Node} made of functions: how the node shell wires its state in. */
+    record Wiring(java.util.function.BooleanSupplier isHalted, java.util.function.Supplier<String> refusalReason,
+                  java.util.function.BooleanSupplier localConfirmation, java.util.function.Supplier<PeerId> leaderId,
+                  java.util.function.Consumer<List<Object>> confirmer) implements Node {
+        @Override
+        public boolean halted() {
+            return isHalted.getAsBoolean();
+        }
+
+        @Override
+        public String refusal() {
+            return refusalReason.get();
+        }
+
+        @Override
+        public boolean confirmsLocally() {
+            return localConfirmation.getAsBoolean();
+        }
+
+        @Override
+        public PeerId leader() {
+            return leaderId.get();
+        }
+
+        @Override
+        public void confirm(List<Object> handles) {
+            confirmer.accept(handles);
+        }
+    }
+
     /** A read asked for by a follower: answered with the read index once leadership is confirmed. */
     record RemoteRead(CompletableFuture<ReadIndexResponse> answer) {
     }
