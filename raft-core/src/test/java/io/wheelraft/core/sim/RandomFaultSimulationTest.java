@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Many seeds of random crashes (kills and hangs), restarts, partitions, message loss, duplication
  * and reordering on 3- and 5-node clusters under client load; in a third of them nodes also
- * snapshot every second and compact their logs, so lagging nodes catch up by InstallSnapshot. Each seed asserts: at most one
+ * snapshot every second and compact their logs, so lagging nodes catch up by InstallSnapshot. A third test adds disk faults
+ * on at most a minority of the nodes at a time ({@link DiskFaults}). Each seed asserts: at most one
  * leader per term (checked every step by SimCluster), no applied entry ever differs between nodes
  * (CommittedLog), the client history is linearizable, and once every fault is healed a leader
  * emerges, commits, and every node converges.

@@ -149,6 +149,28 @@ class StorageFaultSimulationTest {
     }
 
     @Test
+    void aNodeThatLostEntriesTheLeaderCompactedAwayIsRepairedByInstallSnapshot() {
+        SimCluster c = cluster(48, o -> o.snapshotLogMargin(5));
+        write(c, 40);
+        int l = c.leaderIndex();
+        int f = (l + 1) % 3;
+        Status[] saved = new Status[1];
+        c.node(l).snapshot(s -> saved[0] = s);
+        assertTrue(c.runUntil(() -> saved[0] != null, 10L * T));
+        assertTrue(saved[0].isOk(), saved[0].toString());
+        c.runFor(10);
+        assertTrue(c.logStorage(l).firstLogIndex() > 4, "the leader must have compacted its log");
+
+        c.crash(f, true);
+        c.simLog(f).loseTailAtRestart(3);
+        c.restart(f);
+        assertEquals(Role.REPAIRING, role(c, f));
+        assertTrue(c.runUntil(() -> role(c, f) == Role.FOLLOWER, 40L * T), "never repaired; " + c.replayHint());
+        assertEquals(1, fsm(c, f).snapshotsLoaded(), "the lost entries can only come back in the leader's snapshot");
+        assertConverged(c, 40);
+    }
+
+    @Test
     void aLeaderWhoseLogWriteFailsStopsAndTheOthersCarryOn() {
         SimMeters meters = new SimMeters();
         SimCluster c = cluster(42, o -> o.meterRegistry(meters.registry));
