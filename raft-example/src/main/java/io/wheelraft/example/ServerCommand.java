@@ -3,6 +3,7 @@ package io.wheelraft.example;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.timer.Timers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -59,6 +60,7 @@ final class ServerCommand implements Callable<Integer> {
             throw CliException.usage("--metrics-port " + metricsPort + " is outside 0..65535");
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ProcessMetrics.bind(registry, Timers.sharedStats());
         MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);
         CounterServer server;
         try {
