@@ -50,6 +50,9 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PeerId selfId = Addresses.parse("--self", self);
         List<PeerId> members = Addresses.parseList("--peers", peers);
+        if (SelfAddress.check(selfId, members, SelfAddress.Resolver.SYSTEM) == SelfAddress.Membership.NOT_LISTED) {
+            LOG.warn("{}", SelfAddress.notListedLine(selfId, members));
+        }
         if (electionTimeoutMs < 10) {
             throw CliException.usage("--election-timeout-ms must be at least 10, was " + electionTimeoutMs);
         }
