@@ -158,7 +158,7 @@ public final class CounterClient {
                 cluster.reconnectSoon(target);
                 io.grpc.Status.Code code = e.getStatus().getCode();
                 lastReason = target + ": " + code + (e.getStatus().getDescription() == null ? "" : " " + e.getStatus().getDescription());
-                boolean neverSent = code == io.grpc.Status.Code.UNAVAILABLE && !wasConnected;
+                boolean neverSent = code == io.grpc.Status.Code.UNAVAILABLE && !wasConnected || neverLeft(e.getStatus());
                 if (!neverSent) {
                     // The request may have reached the node: a deadline, a connection that broke mid-call.
                     mayHaveApplied = true;
@@ -173,10 +173,20 @@ public final class CounterClient {
             return unknown("timed out after " + timeoutMs + " ms; the increment may or may not have been applied; last: " + lastReason);
         }
         if (!write && reachedAny) {
-            return unknown("timed out after " + timeoutMs + " ms; last: " + lastReason);
+            // A read changes nothing, so a read that timed out certainly did not apply anything.
+            return new Outcome(Outcome.Kind.FAIL, 0, "timed out after " + timeoutMs + " ms; last: " + lastReason, null);
         }
         return new Outcome(Outcome.Kind.FAIL, 0, (reachedAny ? "timed out after " + timeoutMs + " ms without a leader; last: "
                 : "cluster unreachable: no node of " + String.join(",", peers) + " answered; last: ") + lastReason, null);
+    }
+
+    /**
+     * A deadline that passed while gRPC still waited for a connection: the request never left
+     * this process (gRPC marks such a deadline "waiting_for_connection").
+     */
+    static boolean neverLeft(io.grpc.Status status) {
+        return status.getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && status.getDescription() != null
+                && status.getDescription().contains("waiting_for_connection");
     }
 
     private static Outcome unknown(String reason) {
