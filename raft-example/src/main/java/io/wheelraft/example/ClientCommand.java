@@ -43,7 +43,7 @@ final class ClientCommand implements Callable<Integer> {
             description = "Deadline of one attempt at one node.")
     long attemptTimeoutMs;
 
-    @Option(names = "--interactive", description = "Read 'incr DELTA' or 'get' lines from standard input; answer each with one line.")
+    @Option(names = "--interactive", defaultValue = "false", description = "Read 'incr DELTA' or 'get' lines from standard input; answer each with one line.")
     boolean interactive;
 
     @Parameters(arity = "0..2", paramLabel = "COMMAND", description = "incr [DELTA] | get")

@@ -181,12 +181,16 @@ public final class CounterClient {
     }
 
     /**
-     * A deadline that passed while gRPC still waited for a connection: the request never left
-     * this process (gRPC marks such a deadline "waiting_for_connection").
+     * A deadline that passed before the request left this process. gRPC says so in the text:
+     * "waiting_for_connection" (the stream waited for a transport), or "Deadline ... will be
+     * exceeded in" / "ClientCall started after" (the call never got past the channel's queue,
+     * e.g. while the address was being resolved or the first connection made).
      */
     static boolean neverLeft(io.grpc.Status status) {
-        return status.getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && status.getDescription() != null
-                && status.getDescription().contains("waiting_for_connection");
+        String d = status.getDescription();
+        return status.getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && d != null
+                && (d.contains("waiting_for_connection") || d.startsWith("Deadline CallOptions will be exceeded in")
+                || d.startsWith("Deadline Context will be exceeded in") || d.startsWith("ClientCall started after"));
     }
 
     private static Outcome unknown(String reason) {

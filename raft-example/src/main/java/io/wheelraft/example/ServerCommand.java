@@ -33,13 +33,13 @@ final class ServerCommand implements Callable<Integer> {
             description = "The members, HOST:PORT,... A list without --self starts empty and waits to be added.")
     String peers;
 
-    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N")
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N", description = "Silence from the leader after which a follower campaigns, ms (at least 10).")
     int electionTimeoutMs;
 
     @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N", description = "0 disables periodic snapshots.")
     int snapshotIntervalSecs;
 
-    @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics.")
+    @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics. Default: off.")
     Integer metricsPort;
 
     /** Start, then stop at once: used to record a class-data-sharing archive for faster restarts (see ServerProcess). */

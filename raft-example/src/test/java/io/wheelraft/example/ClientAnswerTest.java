@@ -35,6 +35,7 @@ class ClientAnswerTest {
     void aDeadlineWhileWaitingForAConnectionNeverLeftTheProcess() {
         assertTrue(CounterClient.neverLeft(Status.DEADLINE_EXCEEDED.withDescription(
                 "CallOptions deadline exceeded after 0.2s. [buffered_nanos=209222104, waiting_for_connection]")));
+        assertTrue(CounterClient.neverLeft(Status.DEADLINE_EXCEEDED.withDescription("Deadline CallOptions will be exceeded in 0.286424017s. ")));
         assertFalse(CounterClient.neverLeft(Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded after 0.99s. [remote_addr=/127.0.0.1:7001]")));
         assertFalse(CounterClient.neverLeft(Status.UNAVAILABLE.withDescription("waiting_for_connection")));
     }
