@@ -28,10 +28,17 @@ class MetricsEndpointTest {
         return r.body();
     }
 
+    /** The sum over every series of {@code metric} (e.g. all memory pools); fails if it has none. */
     private static double value(String scrape, String metric) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "(\\{[^}]*\\})? (\\S+)$").matcher(scrape);
-        assertTrue(m.find(), metric + " missing from the scrape");
-        return Double.parseDouble(m.group(2));
+        double sum = 0;
+        int series = 0;
+        while (m.find()) {
+            sum += Double.parseDouble(m.group(2));
+            series++;
+        }
+        assertTrue(series > 0, metric + " missing from the scrape");
+        return sum;
     }
 
     @Test
