@@ -35,13 +35,13 @@ final class AdminCommand implements Callable<Integer> {
     @Option(names = "--peers", required = true, paramLabel = "LIST", description = "The current members, HOST:PORT,...")
     String peers;
 
-    @Option(names = "--timeout-ms", defaultValue = "30000", paramLabel = "N")
+    @Option(names = "--timeout-ms", defaultValue = "30000", paramLabel = "N", description = "How long the operation may take (an add-peer includes the new node catching up).")
     long timeoutMs;
 
     @Parameters(index = "0", paramLabel = "OPERATION", description = "add-peer | remove-peer | add-learner | transfer-leader | snapshot")
     String operation;
 
-    @Parameters(index = "1", paramLabel = "HOST:PORT")
+    @Parameters(index = "1", paramLabel = "HOST:PORT", description = "The node the operation is about.")
     String target;
 
     private PrintWriter out;

@@ -20,13 +20,13 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--peers", required = true, paramLabel = "LIST")
+    @Option(names = "--peers", required = true, paramLabel = "LIST", description = "The cluster's nodes, HOST:PORT,...")
     String peers;
 
-    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N")
+    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N", description = "Increments in flight at once.")
     int concurrency;
 
-    @Option(names = "--duration", defaultValue = "30", paramLabel = "S")
+    @Option(names = "--duration", defaultValue = "30", paramLabel = "S", description = "Seconds measured, after the warm-up.")
     int durationSecs;
 
     @Option(names = "--warmup", defaultValue = "5", paramLabel = "S", description = "Seconds of load before measuring.")

@@ -20,29 +20,29 @@ final class ChaosCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--rounds", defaultValue = "10", paramLabel = "N")
+    @Option(names = "--rounds", defaultValue = "10", paramLabel = "N", description = "Faults injected, one per round.")
     int rounds;
 
-    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "T")
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "T", description = "The servers' election timeout, ms.")
     int electionTimeoutMs;
 
     @Option(names = "--mode", defaultValue = "kill-leader", paramLabel = "MODE",
             description = "kill-leader | pause-leader | kill-follower | restart-all | none (fault-free, see --duration)")
     String mode;
 
-    @Option(names = "--out", defaultValue = "chaos-report", paramLabel = "DIR")
+    @Option(names = "--out", defaultValue = "chaos-report", paramLabel = "DIR", description = "Where the report, histogram and server logs go.")
     Path out;
 
-    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N")
+    @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N", description = "Clients incrementing during the run.")
     int concurrency;
 
     @Option(names = "--duration", defaultValue = "60", paramLabel = "S", description = "Length of a fault-free run (--mode none), seconds.")
     int durationSecs;
 
-    @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N")
+    @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N", description = "The servers' snapshot interval; 0 disables periodic snapshots.")
     int snapshotIntervalSecs;
 
-    @Option(names = "--no-progress", description = "No progress bar on standard error.")
+    @Option(names = "--no-progress", defaultValue = "false", description = "No progress bar on standard error.")
     boolean noProgress;
 
     @Override

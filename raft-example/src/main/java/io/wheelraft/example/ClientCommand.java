@@ -43,7 +43,7 @@ final class ClientCommand implements Callable<Integer> {
             description = "Deadline of one attempt at one node.")
     long attemptTimeoutMs;
 
-    @Option(names = "--interactive", description = "Read 'incr DELTA' or 'get' lines from standard input; answer each with one line.")
+    @Option(names = "--interactive", defaultValue = "false", description = "Read 'incr DELTA' or 'get' lines from standard input; answer each with one line.")
     boolean interactive;
 
     @Parameters(arity = "0..2", paramLabel = "COMMAND", description = "incr [DELTA] | get")
@@ -132,7 +132,20 @@ final class ClientCommand implements Callable<Integer> {
         }
 
         CounterClient.Outcome run(CounterClient client) {
-            return incr ? client.incr(delta) : client.get();
+            return settle(incr ? client.incr(delta) : client.get());
+        }
+
+        /**
+         * The contract's rule for what is printed: a {@code get} never answers {@code unknown}.
+         * A read changes nothing, so when it did not complete (timed out, the leader was lost)
+         * nothing was applied: {@code fail}, exit 1, and retrying is always safe.
+         */
+        CounterClient.Outcome settle(CounterClient.Outcome outcome) {
+            if (incr || outcome.kind() != CounterClient.Outcome.Kind.UNKNOWN) {
+                return outcome;
+            }
+            return new CounterClient.Outcome(CounterClient.Outcome.Kind.FAIL, 0,
+                    outcome.reason() + " (a read changes nothing; retry it)", outcome.servedBy());
         }
     }
 }

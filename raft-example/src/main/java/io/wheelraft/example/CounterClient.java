@@ -158,7 +158,7 @@ public final class CounterClient {
                 cluster.reconnectSoon(target);
                 io.grpc.Status.Code code = e.getStatus().getCode();
                 lastReason = target + ": " + code + (e.getStatus().getDescription() == null ? "" : " " + e.getStatus().getDescription());
-                boolean neverSent = code == io.grpc.Status.Code.UNAVAILABLE && !wasConnected;
+                boolean neverSent = code == io.grpc.Status.Code.UNAVAILABLE && !wasConnected || neverLeft(e.getStatus());
                 if (!neverSent) {
                     // The request may have reached the node: a deadline, a connection that broke mid-call.
                     mayHaveApplied = true;
@@ -173,10 +173,24 @@ public final class CounterClient {
             return unknown("timed out after " + timeoutMs + " ms; the increment may or may not have been applied; last: " + lastReason);
         }
         if (!write && reachedAny) {
-            return unknown("timed out after " + timeoutMs + " ms; last: " + lastReason);
+            // A read changes nothing, so a read that timed out certainly did not apply anything.
+            return new Outcome(Outcome.Kind.FAIL, 0, "timed out after " + timeoutMs + " ms; last: " + lastReason, null);
         }
         return new Outcome(Outcome.Kind.FAIL, 0, (reachedAny ? "timed out after " + timeoutMs + " ms without a leader; last: "
                 : "cluster unreachable: no node of " + String.join(",", peers) + " answered; last: ") + lastReason, null);
+    }
+
+    /**
+     * A deadline that passed before the request left this process. gRPC says so in the text:
+     * "waiting_for_connection" (the stream waited for a transport), or "Deadline ... will be
+     * exceeded in" / "ClientCall started after" (the call never got past the channel's queue,
+     * e.g. while the address was being resolved or the first connection made).
+     */
+    static boolean neverLeft(io.grpc.Status status) {
+        String d = status.getDescription();
+        return status.getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && d != null
+                && (d.contains("waiting_for_connection") || d.startsWith("Deadline CallOptions will be exceeded in")
+                || d.startsWith("Deadline Context will be exceeded in") || d.startsWith("ClientCall started after"));
     }
 
     private static Outcome unknown(String reason) {

@@ -24,10 +24,10 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "T")
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "T", description = "The servers' election timeout, ms.")
     int electionTimeoutMs;
 
-    @Option(names = "--keep", description = "Keep the data directories and server logs instead of deleting them.")
+    @Option(names = "--keep", defaultValue = "false", description = "Keep the data directories and server logs instead of deleting them.")
     boolean keep;
 
     private PrintWriter out;

@@ -17,7 +17,7 @@ import java.util.Set;
  * answers; logs go to standard error. Bad input is one line on standard error and exit 2;
  * a command that cannot do its job is one line and exit 1; never a stack trace.
  */
-@Command(name = "wheelraft-counter", mixinStandardHelpOptions = true, version = "wheelraft-counter 0.1.0",
+@Command(name = "wheelraft-counter", mixinStandardHelpOptions = true,
         description = "A replicated counter on WheelRaft: run nodes, use them, break them.",
         subcommands = {ServerCommand.class, ClientCommand.class, StatusCommand.class, AdminCommand.class,
                 BenchCommand.class, ChaosCommand.class, DemoCommand.class})
@@ -49,8 +49,9 @@ public final class Main implements Runnable {
         CommandLine cli = new CommandLine(new Main());
         cli.setOut(outWriter);
         cli.setErr(errWriter);
+        CliConventions.apply(cli);
         cli.setParameterExceptionHandler((ex, a) -> {
-            errWriter.println(NAME + ": " + firstLine(ex.getMessage()));
+            errWriter.println(NAME + ": " + CliConventions.errorLine(ex, firstLine(ex.getMessage()), a));
             errWriter.flush();
             return CliException.USAGE;
         });

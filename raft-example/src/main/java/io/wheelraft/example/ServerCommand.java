@@ -3,6 +3,7 @@ package io.wheelraft.example;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.timer.Timers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -32,13 +33,13 @@ final class ServerCommand implements Callable<Integer> {
             description = "The members, HOST:PORT,... A list without --self starts empty and waits to be added.")
     String peers;
 
-    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N")
+    @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N", description = "Silence from the leader after which a follower campaigns, ms (at least 10).")
     int electionTimeoutMs;
 
     @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N", description = "0 disables periodic snapshots.")
     int snapshotIntervalSecs;
 
-    @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics.")
+    @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics. Default: off.")
     Integer metricsPort;
 
     /** Start, then stop at once: used to record a class-data-sharing archive for faster restarts (see ServerProcess). */
@@ -49,6 +50,9 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PeerId selfId = Addresses.parse("--self", self);
         List<PeerId> members = Addresses.parseList("--peers", peers);
+        if (SelfAddress.check(selfId, members, SelfAddress.Resolver.SYSTEM) == SelfAddress.Membership.NOT_LISTED) {
+            LOG.warn("{}", SelfAddress.notListedLine(selfId, members));
+        }
         if (electionTimeoutMs < 10) {
             throw CliException.usage("--election-timeout-ms must be at least 10, was " + electionTimeoutMs);
         }
@@ -59,6 +63,7 @@ final class ServerCommand implements Callable<Integer> {
             throw CliException.usage("--metrics-port " + metricsPort + " is outside 0..65535");
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ProcessMetrics.bind(registry, Timers.sharedStats());
         MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);
         CounterServer server;
         try {

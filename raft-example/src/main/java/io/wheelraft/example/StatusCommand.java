@@ -1,6 +1,6 @@
 package io.wheelraft.example;
 
-import io.wheelraft.proto.NodeStatusResponse;
+import io.grpc.StatusRuntimeException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -9,27 +9,24 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code status}: one line per address of {@code --peers}, in order:
- * {@code ADDRESS ROLE term=N commit=N last=N leader=ADDRESS|none}; ROLE {@code down} when the node
- * does not answer. Exit 0 when at least one node answered, else 1.
+ * {@code status}: one line per address of {@code --peers}, in order (see {@link StatusLines}):
+ * {@code ADDRESS ROLE term=N commit=N last=N leader=ADDRESS|none}, or {@code ADDRESS down (WHY)}
+ * when the node does not answer. Exit 0 when at least one node answered, else 1.
  */
 @Command(name = "status", description = "Show each node's role, term, commit and last log index, and leader.", mixinStandardHelpOptions = true)
 final class StatusCommand implements Callable<Integer> {
 
-    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner");
-
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--peers", required = true, paramLabel = "LIST")
+    @Option(names = "--peers", required = true, paramLabel = "LIST", description = "The nodes to ask, HOST:PORT,...; one line each, in this order.")
     String peers;
 
-    @Option(names = "--timeout-ms", defaultValue = "2000", paramLabel = "N")
+    @Option(names = "--timeout-ms", defaultValue = "2000", paramLabel = "N", description = "How long to wait for each node's answer.")
     long timeoutMs;
 
     @Override
@@ -39,37 +36,30 @@ final class StatusCommand implements Callable<Integer> {
             throw CliException.usage("--timeout-ms must be positive, was " + timeoutMs);
         }
         PrintWriter out = spec.commandLine().getOut();
-        boolean anyAnswered = false;
+        List<StatusLines.Answer> answers = new ArrayList<>();
         try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
-            List<CompletableFuture<String>> lines = new ArrayList<>();
+            List<CompletableFuture<StatusLines.Answer>> pending = new ArrayList<>();
             for (String e : endpoints) {
-                lines.add(CompletableFuture.supplyAsync(() -> line(cluster, e)));
+                pending.add(CompletableFuture.supplyAsync(() -> ask(cluster, e)));
             }
-            for (CompletableFuture<String> f : lines) {
-                String l = f.join();
-                anyAnswered |= !l.contains(" down ");
-                out.println(l);
-            }
+            pending.forEach(f -> answers.add(f.join()));
         }
+        StatusLines.lines(answers).forEach(out::println);
         out.flush();
-        if (!anyAnswered) {
+        if (answers.stream().noneMatch(StatusLines.Answer::answered)) {
             throw CliException.failed("no node of " + String.join(",", endpoints) + " answered");
         }
         return 0;
     }
 
-    private String line(ClusterChannels cluster, String endpoint) {
+    private StatusLines.Answer ask(ClusterChannels cluster, String endpoint) {
         try {
-            return format(endpoint, cluster.status(endpoint, timeoutMs));
+            return StatusLines.Answer.of(endpoint, cluster.status(endpoint, timeoutMs));
+        } catch (StatusRuntimeException e) {
+            return StatusLines.Answer.down(endpoint, e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED
+                    ? "no answer within " + timeoutMs + " ms" : "unreachable");
         } catch (RuntimeException e) {
-            return endpoint + " down term=0 commit=0 last=0 leader=none";
+            return StatusLines.Answer.down(endpoint, "unreachable");
         }
-    }
-
-    static String format(String endpoint, NodeStatusResponse s) {
-        String role = ROLES.contains(s.getRole()) ? s.getRole() : "down";
-        String leader = s.getLeader().isEmpty() ? (role.equals("leader") ? endpoint : "none") : s.getLeader();
-        return endpoint + " " + role + " term=" + s.getTerm() + " commit=" + s.getCommitIndex() + " last=" + s.getLastLogIndex()
-                + " leader=" + leader;
     }
 }

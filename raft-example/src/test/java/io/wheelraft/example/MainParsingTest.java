@@ -126,8 +126,8 @@ class MainParsingTest {
         var ports = LocalCluster.freePorts(2);
         Result r = run("status", "--peers", "127.0.0.1:" + ports.get(0) + ",127.0.0.1:" + ports.get(1), "--timeout-ms", "300");
         assertEquals(1, r.code());
-        assertEquals("127.0.0.1:" + ports.get(0) + " down term=0 commit=0 last=0 leader=none\n"
-                + "127.0.0.1:" + ports.get(1) + " down term=0 commit=0 last=0 leader=none\n", r.out());
+        assertEquals("127.0.0.1:" + ports.get(0) + " down (unreachable)\n"
+                + "127.0.0.1:" + ports.get(1) + " down (unreachable)\n", r.out());
         assertTrue(r.err().contains("no node"), r.err());
     }
 

@@ -1,10 +1,14 @@
 package io.wheelraft.rpc;
 
+import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.core.spi.ConnectionListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -19,6 +23,8 @@ final class ConnectionListeners {
 
     private final CopyOnWriteArrayList<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean silenced;
+    /** A peer that stays down breaks every reconnect attempt: one line per peer per interval. */
+    private final Map<String, RateLimitedLog> lostLogs = new ConcurrentHashMap<>();
 
     void add(ConnectionListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -41,7 +47,8 @@ final class ConnectionListeners {
         if (silenced) {
             return;
         }
-        LOG.info("connection to {} lost ({})", endpoint, why);
+        lostLogs.computeIfAbsent(endpoint, e -> new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS))
+                .info(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), "connection to {} lost ({})", endpoint, why);
         for (ConnectionListener l : listeners) {
             try {
                 l.onConnectionLost(endpoint);

@@ -107,6 +107,7 @@ public final class HashedWheelTimer implements Timer {
     private int quietPasses = QUIET_PASSES;
     /** Counts pending timeouts only when {@code maxPendingTimeouts} is set (exact limit check). */
     private final AtomicLong reserved = new AtomicLong();
+    private final TimerStats stats = new TimerStats(this::pendingTimeouts);
     private final Object lifecycle = new Object();
     /** Guarded by {@link #lifecycle}. */
     private Thread worker;
@@ -401,6 +402,11 @@ public final class HashedWheelTimer implements Timer {
         return sum;
     }
 
+    /** Pending, fired and lateness figures, for monitoring. */
+    public TimerStats stats() {
+        return stats;
+    }
+
     /** The tick length in nanoseconds. */
     public long tickNanos() {
         return tickNanos;
@@ -622,9 +628,14 @@ public final class HashedWheelTimer implements Timer {
     }
 
     private void runAll(List<WheelTimeout> due) {
+        if (due.isEmpty()) {
+            return;
+        }
+        long now = clock.nanoTime() - startTime;
         for (int i = 0, n = due.size(); i < n; i++) {
             WheelTimeout t = due.get(i);
             if (t.markExpired()) {
+                stats.recordFired(now - t.deadline);
                 runner.submit(t);
             }
         }

@@ -25,8 +25,13 @@ public final class Timers {
         return Holder.SHARED;
     }
 
+    /** What the shared timer has done (pending, fired, lateness), for monitoring; creates the timer if needed. */
+    public static TimerStats sharedStats() {
+        return Holder.WHEEL.stats();
+    }
+
     private static final class Holder {
-        static final Timer SHARED = new Unstoppable(HashedWheelTimer.builder()
+        static final HashedWheelTimer WHEEL = HashedWheelTimer.builder()
                 .tickDuration(1, TimeUnit.MILLISECONDS)
                 .ticksPerWheel(2048)
                 .threadFactory(r -> {
@@ -34,7 +39,8 @@ public final class Timers {
                     t.setDaemon(true);
                     return t;
                 })
-                .build());
+                .build();
+        static final Timer SHARED = new Unstoppable(WHEEL);
     }
 
     /** Guards the shared timer against a caller stopping it for everyone. */

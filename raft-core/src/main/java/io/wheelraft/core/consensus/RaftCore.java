@@ -3,6 +3,7 @@ package io.wheelraft.core.consensus;
 import com.google.protobuf.ByteString;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
+import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.EntryType;
@@ -30,6 +31,10 @@ import java.util.Map;
 public final class RaftCore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
+    /** Lines that repeat every retry while no quorum answers (e.g. the majority is down). */
+    private final RateLimitedLog preVoteLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private final RateLimitedLog lostRoundLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private final RateLimitedLog voteTimeoutLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftConfig config;
     private final PeerId self;
@@ -56,6 +61,8 @@ public final class RaftCore {
     private MembershipChanger changer;
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
+    /** Stops a node removed from the group from campaigning (see RemovedMember). */
+    private final RemovedMember removed;
 
 
     public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
@@ -73,6 +80,7 @@ public final class RaftCore {
         this.effects = effects;
         this.memberships = memberships;
         this.reads = new PendingReads();
+        this.removed = new RemovedMember(self);
         this.transfer = new LeaderTransfer(effects);
         this.term = term;
         this.votedFor = votedFor;
@@ -179,7 +187,7 @@ public final class RaftCore {
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
     public void onVoteTimeout(long nowMs) {
         if (role == Role.CANDIDATE) {
-            LOG.info("{} vote round of term {} timed out; retrying from pre-vote", self, term);
+            voteTimeoutLog.info(nowMs, "{} vote round of term {} timed out; retrying from pre-vote", self, term);
             becomeFollower(term, null, nowMs);
             startPreVote(nowMs);
         }
@@ -238,11 +246,11 @@ public final class RaftCore {
 
     private void startPreVote(long nowMs) {
         Membership m = memberships.current();
-        if (!m.isVoter(self) || repairing) {
-            return; // a fenced node may lack committed entries: it must not lead
+        if (repairing || !removed.mayCampaign(m)) {
+            return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member
         }
         tally = new VoteTally(true, term + 1, self);
-        LOG.info("{} starts pre-vote for term {} (last log {}/{})", self, term + 1, log.lastIndex(), log.lastTerm());
+        preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, term + 1, log.lastIndex(), log.lastTerm());
         if (tally.outcome(m) == VoteTally.Outcome.WON) {
             becomeCandidate(nowMs, false);
             return;
@@ -304,6 +312,11 @@ public final class RaftCore {
                     && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(votedFor));
             RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), term, logOk,
                     leaderLostForVoting(nowMs), role == Role.LEADER, leader));
+            long removedAt = grant ? 0 : RemovedMember.removedAt(candidate, memberships.current(), commitIndex);
+            if (removedAt > 0) {
+                return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
+                        .setReason("not a member of the configuration committed at index " + removedAt).build();
+            }
             if (!grant && !logOk && req.getTerm() > term && role == Role.FOLLOWER && leaderLostForVoting(nowMs) && !preVoting()) {
                 // A peer behind us wants to replace the lost leader; it cannot win, and we hold
                 // entries it lacks. Campaign now rather than when our own timer fires: otherwise
@@ -388,6 +401,10 @@ public final class RaftCore {
         if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
             return; // an answer to an older round
         }
+        if (t.preVote && role == Role.FOLLOWER && removed.toldRemoved(from, resp.getCandidateRemovedAtIndex(), memberships.current())) {
+            tally = null; // no retry: RemovedMember keeps us from campaigning until a leader calls
+            return;
+        }
         if (t.preVote ? role == Role.CANDIDATE || role == Role.LEADER : role != Role.CANDIDATE || term != req.getTerm()) {
             return;
         }
@@ -401,7 +418,7 @@ public final class RaftCore {
                 }
             }
             case LOST -> {
-                LOG.info("{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
+                lostRoundLog.info(nowMs, "{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
                 tally = null;
                 if (!t.preVote) {
                     becomeFollower(term, null, nowMs);
@@ -563,6 +580,7 @@ public final class RaftCore {
         }
         lastLeaderContactMs = nowMs;
         leaderConnectionLostMs = -1;
+        removed.leaderContact();
         return true;
     }
 

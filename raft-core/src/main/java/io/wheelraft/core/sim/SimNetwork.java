@@ -31,6 +31,8 @@ public final class SimNetwork {
     private final Map<String, Integer> partitionOf = new HashMap<>();
     private long messagesSent;
     private long messagesDropped;
+    /** Vote and pre-vote requests sent, by sending endpoint (tests check who campaigns). */
+    private final Map<String, Long> voteRequestsSent = new HashMap<>();
 
     /** One simulated OS process: an endpoint with its registered nodes and listeners. */
     static final class Process {
@@ -121,6 +123,11 @@ public final class SimNetwork {
         return messagesDropped;
     }
 
+    /** How many vote and pre-vote requests the process at {@code endpoint} has sent. */
+    public long voteRequestsSentBy(String endpoint) {
+        return voteRequestsSent.getOrDefault(endpoint, 0L);
+    }
+
     void later(long delayMs, Runnable action) {
         runtime.timer().newTimeout(t -> action.run(), delayMs, TimeUnit.MILLISECONDS);
     }
@@ -138,6 +145,9 @@ public final class SimNetwork {
                                      Function<RaftRequestHandler, CompletableFuture<R>> dispatch) {
         CompletableFuture<R> result = new CompletableFuture<>();
         messagesSent++;
+        if (request instanceof io.wheelraft.proto.RequestVoteRequest) {
+            voteRequestsSent.merge(from, 1L, Long::sum);
+        }
         later(timeoutMs, () -> result.completeExceptionally(
                 new TransportException(TransportException.Kind.TIMEOUT, "no answer from " + target + " within " + timeoutMs + " ms")));
         String to = target.endpoint();
