@@ -9,8 +9,13 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The Raft log of one group, kept in a shared {@link RocksDbStore} under the group's key prefix.
@@ -36,7 +41,11 @@ public final class RocksDbLogStorage implements LogStorage {
         }
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbLogStorage.class);
+
     private final RocksDbStore store;
+    private final AtomicBoolean readDamageLogged = new AtomicBoolean();
+    private final AtomicBoolean asyncListenerSet = new AtomicBoolean();
     private final String groupId;
     private final int tag;
     private final String where;
@@ -140,7 +149,16 @@ public final class RocksDbLogStorage implements LogStorage {
         if (!bounds.contains(index)) {
             return null;
         }
-        byte[] value = store.get(store.logFamily(), LogKeys.key(tag, index));
+        byte[] value;
+        try {
+            value = store.get(store.logFamily(), LogKeys.key(tag, index), "read of log entry " + index + " of group '" + groupId + "'");
+        } catch (LogCorruptionException e) {
+            // The caller (the node) stops on it; log the damage once here, not once per retry.
+            if (readDamageLogged.compareAndSet(false, true)) {
+                LOG.error("{}", e.getMessage());
+            }
+            throw e;
+        }
         if (value == null && bounds.contains(index)) {
             // Re-read the bounds: a concurrent truncation may have removed it legitimately.
             throw new LogCorruptionException("log entry " + index + " of " + where + " is missing although the log"
@@ -275,6 +293,66 @@ public final class RocksDbLogStorage implements LogStorage {
             entries.add(entry);
         }
         return entries;
+    }
+
+    /**
+     * What the shared store found damaged and dropped when it opened (a WAL record and those after
+     * it, or a store moved aside), with where this group's log now ends; null when it opened intact.
+     */
+    @Override
+    public String damageFoundAtOpen() {
+        String damage = store.damageFoundAtOpen();
+        if (damage == null) {
+            return null;
+        }
+        Bounds b = bounds;
+        return damage + " (the log of group '" + groupId + "' now holds " + (b.last < b.first ? "nothing from index " + b.first
+                : "entries " + b.first + ".." + b.last) + ")";
+    }
+
+    /** Tells {@code listener} once of a RocksDB background error of the shared store (see {@link RocksDbStore}). */
+    @Override
+    public void onAsyncFailure(Consumer<StorageException> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is required (got null)");
+        }
+        if (!asyncListenerSet.compareAndSet(false, true)) {
+            throw new IllegalStateException("the asynchronous failure listener of " + where + " is already set");
+        }
+        store.onAsyncFailure(listener);
+    }
+
+    /**
+     * Reads every entry of the log, checking each checksum and that the indexes are contiguous.
+     *
+     * @return the number of entries verified
+     * @throws LogCorruptionException naming the first entry that fails
+     */
+    public long verifyAllEntries() {
+        checkOpen();
+        Bounds b = bounds;
+        long[] count = {0};
+        store.withIterator(store.logFamily(), it -> {
+            long expected = b.first;
+            for (it.seek(LogKeys.key(tag, b.first)); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (!LogKeys.belongsTo(key, tag) || LogKeys.index(key) > b.last) {
+                    break;
+                }
+                long index = LogKeys.index(key);
+                if (index != expected) {
+                    throw new LogCorruptionException("log of " + where + " has a gap: entry " + expected + " is missing");
+                }
+                EntryCodec.decode(index, it.value(), where);
+                expected++;
+                count[0]++;
+            }
+            if (expected != b.last + 1) {
+                throw new LogCorruptionException("log of " + where + " ends at " + (expected - 1) + " but should hold entries up to " + b.last);
+            }
+            return null;
+        });
+        return count[0];
     }
 
     /** The group this log belongs to. */
