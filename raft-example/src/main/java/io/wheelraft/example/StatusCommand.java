@@ -21,7 +21,8 @@ import java.util.concurrent.CompletableFuture;
 @Command(name = "status", description = "Show each node's role, term, commit and last log index, and leader.", mixinStandardHelpOptions = true)
 final class StatusCommand implements Callable<Integer> {
 
-    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner");
+    /** Labels a node may answer with (Role.label()); anything else is printed as {@code unknown(<label>)}. */
+    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner", "repairing", "error", "shutdown");
 
     @Spec
     CommandSpec spec;
@@ -67,7 +68,9 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     static String format(String endpoint, NodeStatusResponse s) {
-        String role = ROLES.contains(s.getRole()) ? s.getRole() : "down";
+        // A node that answers is never "down": a role this build does not know (a newer node) is shown as it came.
+        String role = ROLES.contains(s.getRole()) ? s.getRole()
+                : "unknown(" + s.getRole().replaceAll("[^A-Za-z0-9_-]", "").toLowerCase(java.util.Locale.ROOT) + ")";
         String leader = s.getLeader().isEmpty() ? (role.equals("leader") ? endpoint : "none") : s.getLeader();
         return endpoint + " " + role + " term=" + s.getTerm() + " commit=" + s.getCommitIndex() + " last=" + s.getLastLogIndex()
                 + " leader=" + leader;

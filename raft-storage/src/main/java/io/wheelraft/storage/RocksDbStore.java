@@ -324,6 +324,100 @@ public final class RocksDbStore implements AutoCloseable {
         }
     }
 
+    /**
+     * True if a running process holds {@code dir}'s RocksDB {@code LOCK} (a node is using it).
+     * Another process only: locks of this process are not seen.
+     */
+    public static boolean isLockedByAnotherProcess(Path dir) {
+        Path lock = dir.resolve("LOCK");
+        if (!Files.exists(lock)) {
+            return false;
+        }
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = ch.tryLock()) {
+            return held == null;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return false;
+        } catch (IOException e) {
+            throw new StorageException("cannot check the lock of " + dir + ": " + e, e);
+        }
+    }
+
+    /**
+     * Opens an existing store read-only, changing nothing on disk (the WAL is replayed in memory,
+     * with point-in-time recovery like a normal open), for offline checks. Groups not yet in the
+     * store cannot be opened; nothing can be written.
+     *
+     * @throws LogCorruptionException if RocksDB reports corruption while opening
+     */
+    public static RocksDbStore openReadOnly(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        List<AutoCloseable> natives = new ArrayList<>();
+        try {
+            ColumnFamilyOptions cfOptions = track(natives, new ColumnFamilyOptions());
+            DBOptions dbOptions = track(natives, new DBOptions().setInfoLogLevel(InfoLogLevel.ERROR_LEVEL));
+            List<ColumnFamilyDescriptor> descriptors = List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                    new ColumnFamilyDescriptor(bytes(LOG_CF), cfOptions),
+                    new ColumnFamilyDescriptor(bytes(CONF_CF), cfOptions));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB db;
+            try {
+                db = RocksDB.openReadOnly(dbOptions, absolute.toString(), descriptors, handles);
+            } catch (RocksDBException e) {
+                if (isCorruption(e)) {
+                    throw new LogCorruptionException("RocksDB cannot open " + absolute + ": " + e.getMessage(), e);
+                }
+                throw new StorageException("cannot open RocksDB in " + absolute + " read-only: " + e.getMessage(), e);
+            }
+            WriteOptions writeOptions = track(natives, new WriteOptions());
+            ReadOptions readOptions = track(natives, new ReadOptions());
+            return new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
+                    new AsyncFailures(absolute));
+        } catch (RuntimeException e) {
+            closeAll(natives);
+            throw e;
+        }
+    }
+
+    /**
+     * Verifies the block checksums of every SST file (an offline check).
+     *
+     * @return the number of SST files checked
+     * @throws LogCorruptionException with RocksDB's message (which names the file and offset)
+     */
+    public int verifyChecksums() {
+        Lock guard = enter();
+        try {
+            db.verifyChecksum();
+            return db.getLiveFilesMetaData().size();
+        } catch (RocksDBException e) {
+            if (isCorruption(e)) {
+                throw new LogCorruptionException("an SST file of " + dir + " fails verification: " + e.getMessage(), e);
+            }
+            throw new StorageException("cannot verify the SST files of " + dir + ": " + e.getMessage(), e);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** The ids of every group that has ever written to this store. */
+    public List<String> groupIds() {
+        List<String> ids = new ArrayList<>();
+        byte[] prefix = bytes(GROUP_KEY_PREFIX);
+        withIterator(defaultCf, it -> {
+            for (it.seek(prefix); it.isValid(); it.next()) {
+                String key = new String(it.key(), StandardCharsets.UTF_8);
+                if (!key.startsWith(GROUP_KEY_PREFIX)) {
+                    break;
+                }
+                ids.add(key.substring(GROUP_KEY_PREFIX.length()));
+            }
+            return null;
+        });
+        return ids;
+    }
+
     private static ColumnFamilyOptions logColumnFamilyOptions(RocksDbStoreOptions options, LRUCache cache) {
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(cache)
