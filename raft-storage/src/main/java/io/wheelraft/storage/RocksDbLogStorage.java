@@ -46,6 +46,7 @@ public final class RocksDbLogStorage implements LogStorage {
     private final RocksDbStore store;
     private final AtomicBoolean readDamageLogged = new AtomicBoolean();
     private final AtomicBoolean asyncListenerSet = new AtomicBoolean();
+    private volatile Consumer<StorageException> asyncListener;
     private final String groupId;
     private final int tag;
     private final String where;
@@ -310,16 +311,19 @@ public final class RocksDbLogStorage implements LogStorage {
                 : "entries " + b.first + ".." + b.last) + ")";
     }
 
-    /** Tells {@code listener} once of a RocksDB background error of the shared store (see {@link RocksDbStore}). */
+    /**
+     * Tells {@code listener} once of a RocksDB background error of the shared store (see
+     * {@link RocksDbStore}); a later call replaces the listener.
+     */
     @Override
     public void onAsyncFailure(Consumer<StorageException> listener) {
         if (listener == null) {
             throw new IllegalArgumentException("listener is required (got null)");
         }
-        if (!asyncListenerSet.compareAndSet(false, true)) {
-            throw new IllegalStateException("the asynchronous failure listener of " + where + " is already set");
+        asyncListener = listener;
+        if (asyncListenerSet.compareAndSet(false, true)) {
+            store.onAsyncFailure(e -> asyncListener.accept(e));
         }
-        store.onAsyncFailure(listener);
     }
 
     /**
