@@ -52,6 +52,8 @@ public final class RocksDbLogStorage implements LogStorage {
     private final String where;
     private volatile Bounds bounds;
     private volatile boolean closed;
+    /** What recovery found damaged in this group's own entries and cut off; null if nothing. */
+    private volatile String damage;
 
     private RocksDbLogStorage(RocksDbStore store, String groupId, int tag, Bounds bounds) {
         this.store = store;
@@ -65,7 +67,14 @@ public final class RocksDbLogStorage implements LogStorage {
         return "group '" + groupId + "' in data directory " + store.directory();
     }
 
-    /** Reads the group's bounds from disk and verifies them (see {@link RocksDbStoreOptions#verifyOnOpen}). */
+    /**
+     * Reads the group's bounds from disk and verifies them (see {@link RocksDbStoreOptions#verifyOnOpen}):
+     * the first stored entry must sit at the first-index marker, the indexes must be contiguous and
+     * the last entry must pass its checksum. A log that fails is cut back to its last verified
+     * entry (or emptied, when its head is wrong) and the damage reported by
+     * {@link #damageFoundAtOpen()}, so the node fences itself and takes the rest from the leader.
+     * A read-only store cannot cut: it throws {@link LogCorruptionException} instead.
+     */
     static RocksDbLogStorage recover(RocksDbStore store, String groupId, int tag) {
         String where = describe(store, groupId);
         byte[] marker = store.get(store.metaFamily(), RocksDbStore.firstIndexKey(tag));
@@ -74,24 +83,60 @@ public final class RocksDbLogStorage implements LogStorage {
         }
         long first = marker == null ? 1 : LogKeys.getLong(marker, 0);
         long[] ends = store.withIterator(store.logFamily(), it -> storedEnds(it, tag));
-        Bounds bounds;
         if (ends == null) {
-            bounds = new Bounds(first, first - 1);
-        } else {
-            if (ends[0] != first) {
-                throw new LogCorruptionException("log of " + where + " should start at index " + first
-                        + " but its first stored entry is " + ends[0] + (ends[0] > first ? " (entries are missing)" : ""));
-            }
-            bounds = new Bounds(first, ends[1]);
-            if (store.options().verifyOnOpen()) {
-                store.withIterator(store.logFamily(), it -> verifyContiguous(it, tag, bounds, where));
+            return new RocksDbLogStorage(store, groupId, tag, new Bounds(first, first - 1));
+        }
+        Bounds stored = new Bounds(first, ends[1]);
+        RocksDbLogStorage log = new RocksDbLogStorage(store, groupId, tag, stored);
+        if (ends[0] != first) {
+            String problem = "log of " + where + " should start at index " + first + " but its first stored entry is " + ends[0]
+                    + (ends[0] > first ? " (entries are missing)" : "");
+            log.cutBack(first - 1, problem, "dropped its stored entries " + ends[0] + ".." + ends[1]);
+            return log;
+        }
+        if (store.options().verifyOnOpen()) {
+            long missing = store.withIterator(store.logFamily(), it -> firstMissing(it, tag, stored));
+            if (missing > 0) {
+                log.cutBack(missing - 1, "log of " + where + " has a gap: entry " + missing + " is missing (log ends at " + stored.last + ")",
+                        "kept entries " + first + ".." + (missing - 1));
             }
         }
-        RocksDbLogStorage log = new RocksDbLogStorage(store, groupId, tag, bounds);
-        if (bounds.last >= bounds.first) {
-            log.entry(bounds.last); // proves the newest entry decodes and its checksum holds
+        long lastGood = log.bounds.last;
+        LogCorruptionException corrupt = null;
+        while (lastGood >= first) {
+            try {
+                log.entry(lastGood); // proves the newest entry decodes and its checksum holds
+                break;
+            } catch (LogCorruptionException e) {
+                if (corrupt == null) {
+                    corrupt = e;
+                }
+                lastGood--;
+            }
+        }
+        if (corrupt != null) {
+            log.cutBack(lastGood, corrupt.getMessage(), lastGood < first ? "emptied the log" : "kept entries " + first + ".." + lastGood);
         }
         return log;
+    }
+
+    /**
+     * Cuts the recovered log back to {@code lastKept} (dropping what failed verification) and
+     * records the damage; a read-only store throws instead.
+     */
+    private void cutBack(long lastKept, String problem, String action) {
+        if (store.isReadOnly()) {
+            throw new LogCorruptionException(problem);
+        }
+        Bounds current = bounds;
+        if (lastKept < current.first) {
+            reset(current.first);
+        } else {
+            truncateSuffix(lastKept);
+        }
+        String line = problem + "; " + action;
+        damage = damage == null ? line : damage + "; " + line;
+        LOG.error("Log damage found at open: {}", line);
     }
 
     private static long[] storedEnds(RocksIterator it, int tag) {
@@ -105,21 +150,20 @@ public final class RocksDbLogStorage implements LogStorage {
         return new long[] {firstStored, lastStored};
     }
 
-    private static Void verifyContiguous(RocksIterator it, int tag, Bounds bounds, String where) {
+    /** The first index missing from the stored keys {@code bounds.first..bounds.last}, or 0 if none is. */
+    private static long firstMissing(RocksIterator it, int tag, Bounds bounds) {
         long expected = bounds.first;
         for (it.seek(LogKeys.key(tag, bounds.first)); it.isValid(); it.next()) {
             byte[] key = it.key();
             if (!LogKeys.belongsTo(key, tag)) {
                 break;
             }
-            long index = LogKeys.index(key);
-            if (index != expected) {
-                throw new LogCorruptionException("log of " + where + " has a gap: entry " + expected
-                        + " is missing (next stored entry is " + index + ", log ends at " + bounds.last + ")");
+            if (LogKeys.index(key) != expected) {
+                return expected;
             }
             expected++;
         }
-        return null;
+        return 0;
     }
 
     @Override
@@ -302,10 +346,12 @@ public final class RocksDbLogStorage implements LogStorage {
      */
     @Override
     public String damageFoundAtOpen() {
-        String damage = store.damageFoundAtOpen();
-        if (damage == null) {
+        String storeDamage = store.damageFoundAtOpen();
+        String own = this.damage;
+        if (storeDamage == null && own == null) {
             return null;
         }
+        String damage = storeDamage == null ? own : own == null ? storeDamage : storeDamage + "; " + own;
         Bounds b = bounds;
         return damage + " (the log of group '" + groupId + "' now holds " + (b.last < b.first ? "nothing from index " + b.first
                 : "entries " + b.first + ".." + b.last) + ")";

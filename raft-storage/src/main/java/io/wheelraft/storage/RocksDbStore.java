@@ -106,6 +106,7 @@ public final class RocksDbStore implements AutoCloseable {
     private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
     private final AsyncFailures asyncFailures;
     private volatile String damageFoundAtOpen;
+    private volatile boolean readOnly;
     private boolean closed;
 
     private RocksDbStore(Path dir, RocksDbStoreOptions options, List<AutoCloseable> nativeObjects, RocksDB db,
@@ -372,8 +373,10 @@ public final class RocksDbStore implements AutoCloseable {
             }
             WriteOptions writeOptions = track(natives, new WriteOptions());
             ReadOptions readOptions = track(natives, new ReadOptions());
-            return new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
+            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
                     new AsyncFailures(absolute));
+            store.readOnly = true;
+            return store;
         } catch (RuntimeException e) {
             closeAll(natives);
             throw e;
@@ -538,6 +541,11 @@ public final class RocksDbStore implements AutoCloseable {
      */
     public String damageFoundAtOpen() {
         return damageFoundAtOpen;
+    }
+
+    /** True for a store from {@link #openReadOnly}. */
+    boolean isReadOnly() {
+        return readOnly;
     }
 
     void onAsyncFailure(Consumer<StorageException> listener) {

@@ -66,7 +66,7 @@ class LogCorruptionTest {
     }
 
     @Test
-    void corruptLastEntryStopsTheLogFromOpening() throws Exception {
+    void corruptLastEntryIsCutOffAndReported() throws Exception {
         writeTenEntries();
         damage(raw -> {
             byte[] key = LogKeys.key(1, 10);
@@ -75,8 +75,16 @@ class LogCorruptionTest {
             raw.db.put(raw.log, key, value);
         });
         try (RocksDbStore store = RocksDbStore.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
-            assertNames(e, "log entry 10", "group 'g'", dir.toAbsolutePath().toString());
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("log entry 10") && damage.contains("group 'g'")
+                    && damage.contains("kept entries 1..9"), damage);
+            assertEquals(9, log.lastLogIndex(), "cut back to the last verified entry");
+            assertEquals(2, log.term(9));
+        }
+        // The offline check reports it instead of cutting.
+        try (RocksDbStore store = RocksDbStore.openReadOnly(dir)) {
+            assertEquals(9, store.logStorage("g").verifyAllEntries(), "the cut was durable");
         }
     }
 
@@ -106,10 +114,10 @@ class LogCorruptionTest {
     }
 
     @Test
-    void gapInIndexesStopsTheLogFromOpening() throws Exception {
+    void gapInIndexesIsCutOffAndReported() throws Exception {
         writeTenEntries();
         damage(raw -> raw.db.delete(raw.log, LogKeys.key(1, 6)));
-        try (RocksDbStore store = RocksDbStore.open(dir)) {
+        try (RocksDbStore store = RocksDbStore.openReadOnly(dir)) {
             LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
             assertNames(e, "gap", "entry 6 is missing", dir.toAbsolutePath().toString());
         }
@@ -118,15 +126,24 @@ class LogCorruptionTest {
             RocksDbLogStorage log = store.logStorage("g");
             assertNames(assertThrows(LogCorruptionException.class, () -> log.term(6)), "log entry 6", "missing");
         }
+        try (RocksDbStore store = RocksDbStore.open(dir)) {
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("entry 6 is missing") && damage.contains("kept entries 1..5"), damage);
+            assertEquals(5, log.lastLogIndex());
+        }
     }
 
     @Test
-    void missingHeadOfTheLogIsDetected() throws Exception {
+    void missingHeadOfTheLogEmptiesItAndIsReported() throws Exception {
         writeTenEntries();
         damage(raw -> raw.db.delete(raw.log, LogKeys.key(1, 1)));
         try (RocksDbStore store = RocksDbStore.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
-            assertNames(e, "should start at index 1", "first stored entry is 2");
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("should start at index 1") && damage.contains("first stored entry is 2"), damage);
+            assertEquals(1, log.firstLogIndex());
+            assertEquals(0, log.lastLogIndex());
         }
     }
 
