@@ -95,10 +95,10 @@ public final class RocksDbLogStorage implements LogStorage {
             return log;
         }
         if (store.options().verifyOnOpen()) {
-            long missing = store.withIterator(store.logFamily(), it -> firstMissing(it, tag, stored));
-            if (missing > 0) {
-                log.cutBack(missing - 1, "log of " + where + " has a gap: entry " + missing + " is missing (log ends at " + stored.last + ")",
-                        "kept entries " + first + ".." + (missing - 1));
+            Unverified bad = store.withIterator(store.logFamily(), it -> firstUnverified(it, tag, stored, where));
+            if (bad != null) {
+                log.cutBack(bad.index() - 1, bad.problem(), bad.index() - 1 < first ? "emptied the log"
+                        : "kept entries " + first + ".." + (bad.index() - 1));
             }
         }
         long lastGood = log.bounds.last;
@@ -150,8 +150,15 @@ public final class RocksDbLogStorage implements LogStorage {
         return new long[] {firstStored, lastStored};
     }
 
-    /** The first index missing from the stored keys {@code bounds.first..bounds.last}, or 0 if none is. */
-    private static long firstMissing(RocksIterator it, int tag, Bounds bounds) {
+    /** The first entry that fails verification at open: its index and why. */
+    private record Unverified(long index, String problem) {
+    }
+
+    /**
+     * Walks the group's stored entries from {@code bounds.first}: the first index that is missing
+     * or whose value fails its checksum, or null when every entry verifies.
+     */
+    private static Unverified firstUnverified(RocksIterator it, int tag, Bounds bounds, String where) {
         long expected = bounds.first;
         for (it.seek(LogKeys.key(tag, bounds.first)); it.isValid(); it.next()) {
             byte[] key = it.key();
@@ -159,11 +166,17 @@ public final class RocksDbLogStorage implements LogStorage {
                 break;
             }
             if (LogKeys.index(key) != expected) {
-                return expected;
+                return new Unverified(expected, "log of " + where + " has a gap: entry " + expected + " is missing (log ends at "
+                        + bounds.last + ")");
+            }
+            try {
+                EntryCodec.decode(expected, it.value(), where);
+            } catch (LogCorruptionException e) {
+                return new Unverified(expected, e.getMessage());
             }
             expected++;
         }
-        return 0;
+        return null;
     }
 
     @Override
