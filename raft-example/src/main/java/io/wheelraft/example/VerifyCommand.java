@@ -110,7 +110,8 @@ final class VerifyCommand implements Callable<Integer> {
                     long count = log.verifyAllEntries();
                     anyEntries |= count > 0;
                     ok("log group '" + group + "': " + (count == 0 ? "empty, next index " + log.firstLogIndex()
-                            : "entries " + log.firstLogIndex() + ".." + log.lastLogIndex() + " contiguous, every checksum verified"));
+                            : "entries " + log.firstLogIndex() + ".." + log.lastLogIndex() + " contiguous, every checksum verified")
+                            + (wal == null ? "" : " (as recovered: the records after the WAL damage are not counted)"));
                 } catch (LogCorruptionException e) {
                     anyEntries = true;
                     damaged("log group '" + group + "': " + e.getMessage());
