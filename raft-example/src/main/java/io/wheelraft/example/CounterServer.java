@@ -8,6 +8,8 @@ import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.Status;
 import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.rpc.GrpcRaftTransport;
 import io.wheelraft.rpc.RpcOptions;
@@ -129,6 +131,13 @@ public final class CounterServer implements AutoCloseable {
             // holds its term and vote); its message says what and what to do.
             throw new CliException(CliException.FAILED, "counter node " + settings.self() + " cannot start on " + data + ": "
                     + oneLine(e), e);
+        }
+        if (node.status().role() == Role.ERROR) {
+            // The node refused its stored state at start (e.g. the meta that holds its term and
+            // vote is missing next to a log): it would serve nothing, so the server exits.
+            Status why = stateMachine.lastError();
+            throw new CliException(CliException.FAILED, "counter node " + settings.self() + " cannot start on " + data + ": "
+                    + (why == null ? "its node stopped at start (role error); see the log above" : why.message()));
         }
         stateMachine.roleSource(() -> node.status().role());
         transport.nodes().register(node);

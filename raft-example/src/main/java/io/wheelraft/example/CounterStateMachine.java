@@ -48,6 +48,7 @@ public final class CounterStateMachine extends StateMachineAdapter {
     private volatile long appliedIndex;
     private volatile long leaderTerm = -1;
     private volatile java.util.function.Supplier<io.wheelraft.core.Role> roleSource;
+    private volatile Status lastError;
 
     /** The current value (as applied on this node; not a linearizable read by itself). */
     public long value() {
@@ -200,8 +201,14 @@ public final class CounterStateMachine extends StateMachineAdapter {
         this.roleSource = source;
     }
 
+    /** The last error the node reported through {@link #onError}, or null. */
+    Status lastError() {
+        return lastError;
+    }
+
     @Override
     public void onError(Status error) {
+        lastError = error;
         java.util.function.Supplier<io.wheelraft.core.Role> source = roleSource;
         io.wheelraft.core.Role role = null;
         try {
