@@ -8,6 +8,9 @@ import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.Status;
+import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.rpc.GrpcRaftTransport;
 import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.storage.FileMetaStorage;
@@ -90,9 +93,10 @@ public final class CounterServer implements AutoCloseable {
 
     private void doStart(MeterRegistry registry) {
         Path data = prepareDataDir(settings.dataDir());
+        // The meta first: a node whose meta is damaged must refuse before anything else is touched.
+        meta = openMeta(data);
         try {
             store = RocksDbStore.open(data.resolve("log"));
-            meta = FileMetaStorage.open(data.resolve(CounterServiceImpl.GROUP_ID).resolve("meta"));
             snapshots = LocalSnapshotStorage.open(data.resolve(CounterServiceImpl.GROUP_ID).resolve("snapshot"));
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
@@ -120,13 +124,52 @@ public final class CounterServer implements AutoCloseable {
             throw CliException.usage(e.getMessage());
         }
         group = new RaftGroupService(CounterServiceImpl.GROUP_ID, settings.self(), options, transport);
-        node = group.start();
+        try {
+            node = group.start();
+        } catch (RuntimeException e) {
+            // The node refuses to start on state it cannot trust (e.g. a log without the meta that
+            // holds its term and vote); its message says what and what to do.
+            throw new CliException(CliException.FAILED, "counter node " + settings.self() + " cannot start on " + data + ": "
+                    + oneLine(e), e);
+        }
+        if (node.status().role() == Role.ERROR) {
+            // The node refused its stored state at start (e.g. the meta that holds its term and
+            // vote is missing next to a log): it would serve nothing, so the server exits.
+            Status why = stateMachine.lastError();
+            throw new CliException(CliException.FAILED, "counter node " + settings.self() + " cannot start on " + data + ": "
+                    + (why == null ? "its node stopped at start (role error); see the log above" : why.message()));
+        }
+        stateMachine.roleSource(() -> node.status().role());
         transport.nodes().register(node);
         service.attach(node);
         registerGauges(registry);
         watcher.scheduleWithFixedDelay(this::watchRole, 0, 10, TimeUnit.MILLISECONDS);
         LOG.info("counter node {} serving on {} (data {}, {}, election timeout {} ms)", settings.self(), transport.endpoint(), data,
                 settings.member() ? "members " + settings.peers() : "not a member yet: waiting to be added", settings.electionTimeoutMs());
+    }
+
+    /**
+     * Opens the raft meta (term, vote, repairing flag). A damaged meta cannot be repaired in place:
+     * the vote it held is forgotten, and a node that forgets its vote may vote twice in one term.
+     */
+    private static FileMetaStorage openMeta(Path data) {
+        Path dir = data.resolve(CounterServiceImpl.GROUP_ID).resolve("meta");
+        try {
+            return FileMetaStorage.open(dir);
+        } catch (LogCorruptionException e) {
+            throw new CliException(CliException.FAILED, "the raft meta in " + dir + " is damaged (" + oneLine(e)
+                    + "); it cannot be repaired in place because this node's term and vote would be forgotten and it could"
+                    + " vote twice in one term; remove this peer (admin remove-peer), wipe " + data
+                    + ", then add it back (admin add-peer): see docs/storage.md", e);
+        } catch (RuntimeException e) {
+            throw new CliException(CliException.FAILED, "cannot read the raft meta in " + dir + ": " + oneLine(e), e);
+        }
+    }
+
+    private static String oneLine(Throwable e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
     }
 
     /** Creates the data directory if needed and proves it is writable. */

@@ -47,6 +47,8 @@ public final class CounterStateMachine extends StateMachineAdapter {
     private volatile long value;
     private volatile long appliedIndex;
     private volatile long leaderTerm = -1;
+    private volatile java.util.function.Supplier<io.wheelraft.core.Role> roleSource;
+    private volatile Status lastError;
 
     /** The current value (as applied on this node; not a linearizable read by itself). */
     public long value() {
@@ -191,8 +193,36 @@ public final class CounterStateMachine extends StateMachineAdapter {
         LOG.info("stopped leading: {}", status);
     }
 
+    /**
+     * Tells the counter how to learn its node's role, so {@link #onError} can say whether the node
+     * stopped (role error) or goes on applying (a failed snapshot save loses nothing).
+     */
+    void roleSource(java.util.function.Supplier<io.wheelraft.core.Role> source) {
+        this.roleSource = source;
+    }
+
+    /** The last error the node reported through {@link #onError}, or null. */
+    Status lastError() {
+        return lastError;
+    }
+
     @Override
     public void onError(Status error) {
-        LOG.error("the counter stopped applying: {}", error);
+        lastError = error;
+        java.util.function.Supplier<io.wheelraft.core.Role> source = roleSource;
+        io.wheelraft.core.Role role = null;
+        try {
+            role = source == null ? null : source.get();
+        } catch (RuntimeException e) {
+            // the node is shutting down: say only what we know
+        }
+        if (role == io.wheelraft.core.Role.ERROR || role == io.wheelraft.core.Role.SHUTDOWN) {
+            LOG.error("the counter stopped applying at index {}: {}", appliedIndex, error);
+        } else if (role == null) {
+            LOG.error("the counter's node reported an error (applied index {}): {}", appliedIndex, error);
+        } else {
+            LOG.error("the counter's node reported an error and goes on applying as {} (applied index {}): {}",
+                    role.label(), appliedIndex, error);
+        }
     }
 }

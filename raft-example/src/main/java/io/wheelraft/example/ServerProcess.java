@@ -137,6 +137,30 @@ final class ServerProcess {
         }
     }
 
+    /** SIGTERM (a clean shutdown: the node closes its storage), then waits until the process is gone. */
+    void stop() throws InterruptedException {
+        if (process != null) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Exit code of the last process, or null while it runs (or if it never started). */
+    Integer exitCode() {
+        return process == null || process.isAlive() ? null : process.exitValue();
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    Path logFile() {
+        return logFile;
+    }
+
     /** SIGSTOP: the process freezes with its sockets open, like a long GC pause or a hung host. */
     void pause() throws IOException, InterruptedException {
         signal("-STOP");

@@ -13,7 +13,7 @@ import java.util.Set;
  * order of {@code --peers}:
  * <ul>
  *   <li>{@code ADDRESS ROLE term=N commit=N last=N leader=ADDRESS|none} for a node that answered,
- *       ROLE one of {@code leader follower candidate learner removed};</li>
+ *       ROLE one of {@code leader follower candidate learner removed repairing error shutdown};</li>
  *   <li>{@code ADDRESS down (WHY)} for one that did not: nothing about it is known, so no
  *       figures are printed rather than made-up zeros; WHY is {@code unreachable} or
  *       {@code no answer within N ms}.</li>
@@ -25,7 +25,8 @@ import java.util.Set;
  */
 final class StatusLines {
 
-    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner");
+    /** Roles printed as answered (Role.label()); a role this build does not know shows as {@code unknown(x)}. */
+    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner", "repairing", "error", "shutdown");
 
     private StatusLines() {
     }
@@ -60,9 +61,11 @@ final class StatusLines {
     }
 
     private static String line(String endpoint, NodeStatusResponse s, NodeStatusResponse leader) {
-        // A node that stopped after an error answers but serves nothing: as before, it shows as down.
-        String role = ROLES.contains(s.getRole()) ? s.getRole() : "down";
-        if (!role.equals("leader") && !role.equals("down") && removed(s, leader)) {
+        // A node that answers is never "down": a stopped (error) or fenced (repairing) node says so,
+        // and a role from a newer build is shown as it came rather than hidden.
+        String role = ROLES.contains(s.getRole()) ? s.getRole()
+                : "unknown(" + s.getRole().replaceAll("[^A-Za-z0-9_-]", "").toLowerCase(java.util.Locale.ROOT) + ")";
+        if ((role.equals("follower") || role.equals("candidate") || role.equals("learner")) && removed(s, leader)) {
             role = "removed";
         }
         String leaderText = s.getLeader().isEmpty() ? (role.equals("leader") ? endpoint : "none") : s.getLeader();

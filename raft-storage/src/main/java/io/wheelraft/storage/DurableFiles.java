@@ -28,19 +28,34 @@ final class DurableFiles {
     private DurableFiles() {
     }
 
-    /** Atomically replaces {@code target} with a checksummed file holding {@code payload}. */
+    /**
+     * Atomically replaces {@code target} with a checksummed file holding {@code payload}.
+     *
+     * <p>A failed write or fsync is never retried on the same file: the page cache may have
+     * dropped the data while a second fsync reports success ("fsyncgate"). The temporary file is
+     * removed and the caller gets the error; the next call writes a brand-new temporary file.
+     */
     static void writeAtomically(Path target, String magic, byte[] payload) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(HEADER + payload.length);
         buf.put(magicBytes(magic)).putInt(payload.length).putInt(crc(payload)).put(payload).flip();
         Path temp = target.resolveSibling(target.getFileName() + TEMP_SUFFIX);
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            while (buf.hasRemaining()) {
-                ch.write(buf);
+        Files.deleteIfExists(temp);
+        try {
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
             }
-            ch.force(true);
+            moveAtomically(temp, target);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // the original error is what matters; a stale temp file is removed at the next open
+            }
+            throw e;
         }
-        moveAtomically(temp, target);
         fsyncDirectory(target.toAbsolutePath().getParent());
     }
 

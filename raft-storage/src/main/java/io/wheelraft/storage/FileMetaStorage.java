@@ -57,6 +57,31 @@ public final class FileMetaStorage implements RaftMetaStorage {
         }
     }
 
+    /** Term, vote and repairing flag as read by {@link #readOffline}. */
+    public record OfflineView(Path file, long term, String votedFor, boolean repairing) {
+    }
+
+    /**
+     * Reads and verifies the meta in {@code dir} without creating or removing anything (for the
+     * offline {@code verify} command).
+     *
+     * @return null if there is no meta file
+     * @throws LogCorruptionException if it is corrupt, truncated, or of an unknown version
+     */
+    public static OfflineView readOffline(Path dir) {
+        Path file = dir.toAbsolutePath().normalize().resolve(FILE_NAME);
+        try {
+            byte[] payload = DurableFiles.readVerified(file, MAGIC);
+            if (payload == null) {
+                return null;
+            }
+            RaftMetaRecord r = parse(file, payload);
+            return new OfflineView(file, r.getTerm(), r.getVotedFor(), r.getRepairing());
+        } catch (IOException e) {
+            throw new StorageException("cannot read raft meta " + file + ": " + e, e);
+        }
+    }
+
     private static RaftMetaRecord fresh() {
         return RaftMetaRecord.newBuilder().setFormatVersion(FORMAT_VERSION).build();
     }

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -40,6 +42,8 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
     static final String SNAPSHOT_PREFIX = "snapshot_";
     static final String WRITING_PREFIX = "writing_";
     static final String RECEIVING_PREFIX = "receiving_";
+    /** A snapshot that failed verification at open, kept as evidence. */
+    static final String DAMAGED_PREFIX = "damaged_";
 
     private final Path dir;
     private final Map<Long, Integer> readersBySeq = new HashMap<>();
@@ -47,6 +51,7 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
     private long nextTempId;
     private LocalSnapshotReceiver activeReceiver;
     private boolean closed;
+    private volatile String damageFoundAtOpen;
 
     private LocalSnapshotStorage(Path dir, long latestSeq) {
         this.dir = dir;
@@ -55,7 +60,10 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
 
     /**
      * Opens the snapshot storage in {@code dir} (created if missing), removing partial snapshots
-     * left by a crash and complete ones superseded by a later valid snapshot.
+     * left by a crash and complete ones superseded by a later valid snapshot. The latest snapshot's
+     * meta and every file's size and CRC32C are verified; a damaged one is moved aside (renamed
+     * {@code damaged_<seq>-<UTC time>}, never deleted), reported by {@link #damageFoundAtOpen()},
+     * and the next older valid snapshot, if any, becomes the latest.
      */
     public static LocalSnapshotStorage open(Path dir) {
         if (dir == null) {
@@ -64,15 +72,21 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
         Path absolute = dir.toAbsolutePath().normalize();
         try {
             Files.createDirectories(absolute);
-            long latest = cleanUp(absolute);
-            return new LocalSnapshotStorage(absolute, latest);
+            List<String> damage = new ArrayList<>();
+            long latest = cleanUp(absolute, damage);
+            LocalSnapshotStorage storage = new LocalSnapshotStorage(absolute, latest);
+            if (!damage.isEmpty()) {
+                storage.damageFoundAtOpen = String.join("; ", damage);
+                LOG.error("Snapshot damage found at open of {}: {}", absolute, storage.damageFoundAtOpen);
+            }
+            return storage;
         } catch (IOException e) {
             throw new StorageException("cannot open snapshot storage in " + absolute + ": " + e, e);
         }
     }
 
-    private static long cleanUp(Path dir) throws IOException {
-        long latest = 0;
+    private static long cleanUp(Path dir, List<String> damage) throws IOException {
+        List<Long> complete = new ArrayList<>();
         try (Stream<Path> children = Files.list(dir)) {
             for (Path child : children.toList()) {
                 String name = child.getFileName().toString();
@@ -80,31 +94,86 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
                         || name.endsWith(DurableFiles.TEMP_SUFFIX)) {
                     LOG.info("Removing partial snapshot {} left by an earlier run", child);
                     SnapshotFiles.deleteRecursively(child);
-                } else {
-                    long seq = sequenceOf(name);
-                    latest = Math.max(latest, seq);
+                } else if (sequenceOf(name) > 0) {
+                    complete.add(sequenceOf(name));
                 }
             }
         }
-        if (latest > 0) {
-            try {
-                SnapshotFiles.readMeta(snapshotDir(dir, latest));
-            } catch (LogCorruptionException e) {
-                // Keep everything as evidence; open() reports the damage.
-                return latest;
-            }
-            try (Stream<Path> children = Files.list(dir)) {
-                for (Path child : children.toList()) {
-                    long seq = sequenceOf(child.getFileName().toString());
-                    if (seq > 0 && seq < latest) {
-                        LOG.info("Removing superseded snapshot {}", child);
-                        SnapshotFiles.deleteRecursively(child);
-                    }
+        complete.sort(java.util.Comparator.reverseOrder());
+        long latest = 0;
+        for (long seq : complete) {
+            Path snapshot = snapshotDir(dir, seq);
+            if (latest == 0) {
+                String problem = damageOf(snapshot);
+                if (problem == null) {
+                    latest = seq;
+                    continue;
                 }
+                Path aside = dir.resolve(DAMAGED_PREFIX + seq + "-" + java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC)
+                        .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'")));
+                DurableFiles.moveAtomically(snapshot, aside);
+                damage.add(problem + "; moved it aside to " + aside);
+            } else {
+                LOG.info("Removing superseded snapshot {}", snapshot);
+                SnapshotFiles.deleteRecursively(snapshot);
             }
-            DurableFiles.fsyncDirectory(dir);
         }
+        DurableFiles.fsyncDirectory(dir);
         return latest;
+    }
+
+    /** Why the snapshot in {@code snapshot} cannot be used (meta or a file fails), or null when it verifies. */
+    static String damageOf(Path snapshot) throws IOException {
+        try {
+            SnapshotMeta meta = SnapshotFiles.readMeta(snapshot);
+            SnapshotFiles.checkFilesPresent(snapshot, meta);
+            for (io.wheelraft.proto.SnapshotFile f : meta.getFilesList()) {
+                io.wheelraft.proto.SnapshotFile found = SnapshotFiles.describe(f.getName(), SnapshotFiles.resolve(snapshot, f.getName()));
+                if (found.getCrc32C() != f.getCrc32C()) {
+                    return String.format("snapshot file %s fails its checksum (crc32c %08x, its meta says %08x)",
+                            SnapshotFiles.resolve(snapshot, f.getName()), found.getCrc32C(), f.getCrc32C());
+                }
+            }
+            return null;
+        } catch (LogCorruptionException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** What an offline check of a snapshot directory found: the latest snapshot (null if none) and its damage (null if sound). */
+    public record OfflineCheck(Path latest, long lastIncludedIndex, String damage) {
+    }
+
+    /**
+     * Checks the latest snapshot in {@code dir} (meta, file sizes and CRC32C) without changing
+     * anything, for the {@code verify} command.
+     */
+    public static OfflineCheck checkOffline(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        if (!Files.isDirectory(absolute)) {
+            return new OfflineCheck(null, 0, null);
+        }
+        try (Stream<Path> children = Files.list(absolute)) {
+            long latest = children.mapToLong(c -> sequenceOf(c.getFileName().toString())).max().orElse(0);
+            if (latest == 0) {
+                return new OfflineCheck(null, 0, null);
+            }
+            Path snapshot = snapshotDir(absolute, latest);
+            String damage = damageOf(snapshot);
+            long index = damage == null ? SnapshotFiles.readMeta(snapshot).getLastIncludedIndex() : 0;
+            return new OfflineCheck(snapshot, index, damage);
+        } catch (IOException e) {
+            throw new StorageException("cannot read snapshot storage " + absolute + ": " + e, e);
+        }
+    }
+
+    /**
+     * What this storage found damaged when it opened (see {@link #open(Path)}); null when the
+     * latest snapshot verified.
+     */
+    @Override
+    public String damageFoundAtOpen() {
+        return damageFoundAtOpen;
     }
 
     private static long sequenceOf(String dirName) {
@@ -188,12 +257,22 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
      */
     synchronized SnapshotReader publish(Path temp, SnapshotMeta meta, boolean openReader) throws IOException {
         checkOpen();
-        SnapshotFiles.fsyncTree(temp);
-        SnapshotFiles.writeMeta(temp, meta);
         long seq = latestSeq + 1;
         Path target = snapshotDir(dir, seq);
-        DurableFiles.moveAtomically(temp, target);
-        DurableFiles.fsyncDirectory(dir);
+        String step = "fsync the files of " + temp;
+        try {
+            SnapshotFiles.fsyncTree(temp);
+            step = "write the meta of " + temp;
+            SnapshotFiles.writeMeta(temp, meta);
+            step = "rename " + temp + " to " + target;
+            DurableFiles.moveAtomically(temp, target);
+            step = "fsync the directory " + dir;
+            DurableFiles.fsyncDirectory(dir);
+        } catch (IOException e) {
+            // Never retried: after a failed fsync the kernel may report success for data it dropped.
+            throw new StorageException("cannot make the snapshot at index " + meta.getLastIncludedIndex() + " durable: " + step
+                    + " failed: " + e, e);
+        }
         long previous = latestSeq;
         latestSeq = seq;
         LOG.info("Snapshot at index {} term {} is durable in {}", meta.getLastIncludedIndex(), meta.getLastIncludedTerm(), target);

@@ -9,8 +9,13 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The Raft log of one group, kept in a shared {@link RocksDbStore} under the group's key prefix.
@@ -36,12 +41,19 @@ public final class RocksDbLogStorage implements LogStorage {
         }
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbLogStorage.class);
+
     private final RocksDbStore store;
+    private final AtomicBoolean readDamageLogged = new AtomicBoolean();
+    private final AtomicBoolean asyncListenerSet = new AtomicBoolean();
+    private volatile Consumer<StorageException> asyncListener;
     private final String groupId;
     private final int tag;
     private final String where;
     private volatile Bounds bounds;
     private volatile boolean closed;
+    /** What recovery found damaged in this group's own entries and cut off; null if nothing. */
+    private volatile String damage;
 
     private RocksDbLogStorage(RocksDbStore store, String groupId, int tag, Bounds bounds) {
         this.store = store;
@@ -55,7 +67,14 @@ public final class RocksDbLogStorage implements LogStorage {
         return "group '" + groupId + "' in data directory " + store.directory();
     }
 
-    /** Reads the group's bounds from disk and verifies them (see {@link RocksDbStoreOptions#verifyOnOpen}). */
+    /**
+     * Reads the group's bounds from disk and verifies them (see {@link RocksDbStoreOptions#verifyOnOpen}):
+     * the first stored entry must sit at the first-index marker, the indexes must be contiguous and
+     * the last entry must pass its checksum. A log that fails is cut back to its last verified
+     * entry (or emptied, when its head is wrong) and the damage reported by
+     * {@link #damageFoundAtOpen()}, so the node fences itself and takes the rest from the leader.
+     * A read-only store cannot cut: it throws {@link LogCorruptionException} instead.
+     */
     static RocksDbLogStorage recover(RocksDbStore store, String groupId, int tag) {
         String where = describe(store, groupId);
         byte[] marker = store.get(store.metaFamily(), RocksDbStore.firstIndexKey(tag));
@@ -64,24 +83,60 @@ public final class RocksDbLogStorage implements LogStorage {
         }
         long first = marker == null ? 1 : LogKeys.getLong(marker, 0);
         long[] ends = store.withIterator(store.logFamily(), it -> storedEnds(it, tag));
-        Bounds bounds;
         if (ends == null) {
-            bounds = new Bounds(first, first - 1);
-        } else {
-            if (ends[0] != first) {
-                throw new LogCorruptionException("log of " + where + " should start at index " + first
-                        + " but its first stored entry is " + ends[0] + (ends[0] > first ? " (entries are missing)" : ""));
-            }
-            bounds = new Bounds(first, ends[1]);
-            if (store.options().verifyOnOpen()) {
-                store.withIterator(store.logFamily(), it -> verifyContiguous(it, tag, bounds, where));
+            return new RocksDbLogStorage(store, groupId, tag, new Bounds(first, first - 1));
+        }
+        Bounds stored = new Bounds(first, ends[1]);
+        RocksDbLogStorage log = new RocksDbLogStorage(store, groupId, tag, stored);
+        if (ends[0] != first) {
+            String problem = "log of " + where + " should start at index " + first + " but its first stored entry is " + ends[0]
+                    + (ends[0] > first ? " (entries are missing)" : "");
+            log.cutBack(first - 1, problem, "dropped its stored entries " + ends[0] + ".." + ends[1]);
+            return log;
+        }
+        if (store.options().verifyOnOpen()) {
+            Unverified bad = store.withIterator(store.logFamily(), it -> firstUnverified(it, tag, stored, where));
+            if (bad != null) {
+                log.cutBack(bad.index() - 1, bad.problem(), bad.index() - 1 < first ? "emptied the log"
+                        : "kept entries " + first + ".." + (bad.index() - 1));
             }
         }
-        RocksDbLogStorage log = new RocksDbLogStorage(store, groupId, tag, bounds);
-        if (bounds.last >= bounds.first) {
-            log.entry(bounds.last); // proves the newest entry decodes and its checksum holds
+        long lastGood = log.bounds.last;
+        LogCorruptionException corrupt = null;
+        while (lastGood >= first) {
+            try {
+                log.entry(lastGood); // proves the newest entry decodes and its checksum holds
+                break;
+            } catch (LogCorruptionException e) {
+                if (corrupt == null) {
+                    corrupt = e;
+                }
+                lastGood--;
+            }
+        }
+        if (corrupt != null) {
+            log.cutBack(lastGood, corrupt.getMessage(), lastGood < first ? "emptied the log" : "kept entries " + first + ".." + lastGood);
         }
         return log;
+    }
+
+    /**
+     * Cuts the recovered log back to {@code lastKept} (dropping what failed verification) and
+     * records the damage; a read-only store throws instead.
+     */
+    private void cutBack(long lastKept, String problem, String action) {
+        if (store.isReadOnly()) {
+            throw new LogCorruptionException(problem);
+        }
+        Bounds current = bounds;
+        if (lastKept < current.first) {
+            reset(current.first);
+        } else {
+            truncateSuffix(lastKept);
+        }
+        String line = problem + "; " + action;
+        damage = damage == null ? line : damage + "; " + line;
+        LOG.error("Log damage found at open: {}", line);
     }
 
     private static long[] storedEnds(RocksIterator it, int tag) {
@@ -95,17 +150,29 @@ public final class RocksDbLogStorage implements LogStorage {
         return new long[] {firstStored, lastStored};
     }
 
-    private static Void verifyContiguous(RocksIterator it, int tag, Bounds bounds, String where) {
+    /** The first entry that fails verification at open: its index and why. */
+    private record Unverified(long index, String problem) {
+    }
+
+    /**
+     * Walks the group's stored entries from {@code bounds.first}: the first index that is missing
+     * or whose value fails its checksum, or null when every entry verifies.
+     */
+    private static Unverified firstUnverified(RocksIterator it, int tag, Bounds bounds, String where) {
         long expected = bounds.first;
         for (it.seek(LogKeys.key(tag, bounds.first)); it.isValid(); it.next()) {
             byte[] key = it.key();
             if (!LogKeys.belongsTo(key, tag)) {
                 break;
             }
-            long index = LogKeys.index(key);
-            if (index != expected) {
-                throw new LogCorruptionException("log of " + where + " has a gap: entry " + expected
-                        + " is missing (next stored entry is " + index + ", log ends at " + bounds.last + ")");
+            if (LogKeys.index(key) != expected) {
+                return new Unverified(expected, "log of " + where + " has a gap: entry " + expected + " is missing (log ends at "
+                        + bounds.last + ")");
+            }
+            try {
+                EntryCodec.decode(expected, it.value(), where);
+            } catch (LogCorruptionException e) {
+                return new Unverified(expected, e.getMessage());
             }
             expected++;
         }
@@ -140,7 +207,16 @@ public final class RocksDbLogStorage implements LogStorage {
         if (!bounds.contains(index)) {
             return null;
         }
-        byte[] value = store.get(store.logFamily(), LogKeys.key(tag, index));
+        byte[] value;
+        try {
+            value = store.get(store.logFamily(), LogKeys.key(tag, index), "read of log entry " + index + " of group '" + groupId + "'");
+        } catch (LogCorruptionException e) {
+            // The caller (the node) stops on it; log the damage once here, not once per retry.
+            if (readDamageLogged.compareAndSet(false, true)) {
+                LOG.error("{}", e.getMessage());
+            }
+            throw e;
+        }
         if (value == null && bounds.contains(index)) {
             // Re-read the bounds: a concurrent truncation may have removed it legitimately.
             throw new LogCorruptionException("log entry " + index + " of " + where + " is missing although the log"
@@ -275,6 +351,71 @@ public final class RocksDbLogStorage implements LogStorage {
             entries.add(entry);
         }
         return entries;
+    }
+
+    /**
+     * What the shared store found damaged and dropped when it opened (a WAL record and those after
+     * it, or a store moved aside), with where this group's log now ends; null when it opened intact.
+     */
+    @Override
+    public String damageFoundAtOpen() {
+        String storeDamage = store.damageFoundAtOpen();
+        String own = this.damage;
+        if (storeDamage == null && own == null) {
+            return null;
+        }
+        String damage = storeDamage == null ? own : own == null ? storeDamage : storeDamage + "; " + own;
+        Bounds b = bounds;
+        return damage + " (the log of group '" + groupId + "' now holds " + (b.last < b.first ? "nothing from index " + b.first
+                : "entries " + b.first + ".." + b.last) + ")";
+    }
+
+    /**
+     * Tells {@code listener} once of a RocksDB background error of the shared store (see
+     * {@link RocksDbStore}); a later call replaces the listener.
+     */
+    @Override
+    public void onAsyncFailure(Consumer<StorageException> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is required (got null)");
+        }
+        asyncListener = listener;
+        if (asyncListenerSet.compareAndSet(false, true)) {
+            store.onAsyncFailure(e -> asyncListener.accept(e));
+        }
+    }
+
+    /**
+     * Reads every entry of the log, checking each checksum and that the indexes are contiguous.
+     *
+     * @return the number of entries verified
+     * @throws LogCorruptionException naming the first entry that fails
+     */
+    public long verifyAllEntries() {
+        checkOpen();
+        Bounds b = bounds;
+        long[] count = {0};
+        store.withIterator(store.logFamily(), it -> {
+            long expected = b.first;
+            for (it.seek(LogKeys.key(tag, b.first)); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (!LogKeys.belongsTo(key, tag) || LogKeys.index(key) > b.last) {
+                    break;
+                }
+                long index = LogKeys.index(key);
+                if (index != expected) {
+                    throw new LogCorruptionException("log of " + where + " has a gap: entry " + expected + " is missing");
+                }
+                EntryCodec.decode(index, it.value(), where);
+                expected++;
+                count[0]++;
+            }
+            if (expected != b.last + 1) {
+                throw new LogCorruptionException("log of " + where + " ends at " + (expected - 1) + " but should hold entries up to " + b.last);
+            }
+            return null;
+        });
+        return count[0];
     }
 
     /** The group this log belongs to. */

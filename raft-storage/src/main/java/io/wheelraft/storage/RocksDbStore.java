@@ -2,6 +2,8 @@ package io.wheelraft.storage;
 
 import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.core.spi.StorageException;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.BackgroundErrorReason;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -14,6 +16,7 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -23,10 +26,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -50,6 +60,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * usually small or already compressed, and the log is truncated after snapshots); no bloom
  * filters (reads go to recent entries in the memtable or walk forward); the WAL is capped so old
  * WAL files are recycled by flushing.
+ *
+ * <p>Damage (see docs/storage.md). Before RocksDB replays the WAL, {@link WalVerifier} reads it to
+ * find records that point-in-time recovery would drop; after opening, every SST file's block
+ * checksums are verified ({@link RocksDbStoreOptions#verifyOnOpen}). A store whose SST files or
+ * manifest fail is moved aside whole ({@code <dir>.damaged-<UTC time>}, never deleted) and an empty
+ * one opened in its place. Either kind is reported by every group's
+ * {@link RocksDbLogStorage#damageFoundAtOpen()}, so the node fences itself and repairs from the
+ * leader. A RocksDB background error (a failed flush or compaction, e.g. on a full disk) is
+ * reported once to every group's {@link RocksDbLogStorage#onAsyncFailure} listener.
  *
  * <p>Threading: thread-safe. Reads and writes hold a shared guard so {@link #close()} waits for
  * in-flight calls and later calls fail with {@link StorageException} instead of touching freed
@@ -85,11 +104,16 @@ public final class RocksDbStore implements AutoCloseable {
     private final ReadOptions readOptions;
     private final ReentrantReadWriteLock closeGuard = new ReentrantReadWriteLock();
     private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
+    private final AsyncFailures asyncFailures;
+    private volatile String damageFoundAtOpen;
+    private volatile boolean readOnly;
     private boolean closed;
 
     private RocksDbStore(Path dir, RocksDbStoreOptions options, List<AutoCloseable> nativeObjects, RocksDB db,
-                         List<ColumnFamilyHandle> handles, WriteOptions writeOptions, ReadOptions readOptions) {
+                         List<ColumnFamilyHandle> handles, WriteOptions writeOptions, ReadOptions readOptions,
+                         AsyncFailures asyncFailures) {
         this.dir = dir;
+        this.asyncFailures = asyncFailures;
         this.options = options;
         this.nativeObjects = nativeObjects;
         this.db = db;
@@ -121,8 +145,36 @@ public final class RocksDbStore implements AutoCloseable {
         } catch (IOException e) {
             throw new StorageException("cannot create data directory " + absolute + ": " + e, e);
         }
+        String damage = null;
+        if (Files.exists(absolute.resolve("CURRENT"))) {
+            WalVerifier.Damage wal = WalVerifier.verifyDirectory(absolute);
+            if (wal != null) {
+                damage = wal.describe() + "; opened with the records before it";
+            }
+        }
+        RocksDbStore store;
+        try {
+            store = openVerified(absolute, options);
+        } catch (DamagedStoreException e) {
+            Path aside = moveAside(absolute);
+            String line = e.getMessage() + "; moved the store aside to " + aside + " and opened an empty one";
+            damage = damage == null ? line : damage + "; then " + line;
+            store = openVerified(absolute, options);
+        }
+        if (damage != null) {
+            LOG.error("Storage damage found at open of {}: {}", absolute, damage);
+            store.damageFoundAtOpen = damage;
+        }
+        return store;
+    }
+
+    /** Opens the store and verifies its SST checksums; throws {@link DamagedStoreException} on corruption. */
+    private static RocksDbStore openVerified(Path absolute, RocksDbStoreOptions options) {
+        boolean existed = Files.exists(absolute.resolve("CURRENT"));
         List<AutoCloseable> natives = new ArrayList<>();
         try {
+            AsyncFailures failures = new AsyncFailures(absolute);
+            BackgroundErrorListener listener = track(natives, new BackgroundErrorListener(failures));
             LRUCache cache = track(natives, new LRUCache(options.blockCacheBytes()));
             ColumnFamilyOptions logOptions = track(natives, logColumnFamilyOptions(options, cache));
             ColumnFamilyOptions smallOptions = track(natives, new ColumnFamilyOptions()
@@ -136,6 +188,7 @@ public final class RocksDbStore implements AutoCloseable {
                     .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                     .setKeepLogFileNum(2)
                     .setRecycleLogFileNum(options.presizedWalBytes() > 0 ? RECYCLED_WAL_FILES : 0)
+                    .setListeners(List.of(listener))
                     .setStatsDumpPeriodSec(0));
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, smallOptions),
@@ -145,8 +198,11 @@ public final class RocksDbStore implements AutoCloseable {
             RocksDB db = openDb(absolute, dbOptions, descriptors, handles);
             WriteOptions writeOptions = track(natives, new WriteOptions().setSync(options.sync()));
             ReadOptions readOptions = track(natives, new ReadOptions());
-            RocksDbStore store = new RocksDbStore(absolute, options, natives, db, handles, writeOptions, readOptions);
+            RocksDbStore store = new RocksDbStore(absolute, options, natives, db, handles, writeOptions, readOptions, failures);
             try {
+                if (existed && options.verifyOnOpen()) {
+                    store.verifySstChecksums();
+                }
                 store.checkFormatVersion();
                 if (options.presizedWalBytes() > 0) {
                     long started = System.nanoTime();
@@ -164,6 +220,205 @@ public final class RocksDbStore implements AutoCloseable {
             closeAll(natives);
             throw e;
         }
+    }
+
+    /**
+     * Reads every block of every SST file and checks its checksum. Costs one sequential read of the
+     * store's SST files at open (see docs/storage.md for a measurement).
+     */
+    private void verifySstChecksums() {
+        long started = System.nanoTime();
+        try {
+            db.verifyChecksum();
+        } catch (RocksDBException e) {
+            if (isCorruption(e)) {
+                throw new DamagedStoreException("an SST file of " + dir + " fails verification: " + e.getMessage());
+            }
+            throw new StorageException("cannot verify the SST files of " + dir + ": " + e.getMessage(), e);
+        }
+        LOG.info("Verified the checksums of the SST files of {} in {} ms", dir, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    static boolean isCorruption(RocksDBException e) {
+        Status status = e.getStatus();
+        if (status != null) {
+            return status.getCode() == Status.Code.Corruption;
+        }
+        return String.valueOf(e.getMessage()).startsWith("Corruption");
+    }
+
+    /** Renames a damaged store directory to {@code <dir>.damaged-<UTC time>}; it is evidence and is never deleted. */
+    private static Path moveAside(Path dir) {
+        String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'"));
+        Path aside = dir.resolveSibling(dir.getFileName() + ".damaged-" + stamp);
+        try {
+            Files.move(dir, aside, StandardCopyOption.ATOMIC_MOVE);
+            DurableFiles.fsyncDirectory(dir.toAbsolutePath().getParent());
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new StorageException("cannot move the damaged store " + dir + " aside to " + aside + ": " + e, e);
+        }
+        return aside;
+    }
+
+    /** The store's files failed verification at open: it is moved aside and replaced by an empty one. */
+    private static final class DamagedStoreException extends RuntimeException {
+        DamagedStoreException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Tells every registered listener, once, of the first RocksDB background error. RocksDB calls
+     * {@link #fail} on one of its background threads; listeners may register from any thread.
+     */
+    static final class AsyncFailures {
+        private final Path dir;
+        private final AtomicReference<StorageException> failure = new AtomicReference<>();
+        private final List<Consumer<StorageException>> listeners = new CopyOnWriteArrayList<>();
+
+        AsyncFailures(Path dir) {
+            this.dir = dir;
+        }
+
+        void register(Consumer<StorageException> listener) {
+            listeners.add(listener);
+            StorageException failed = failure.get();
+            if (failed != null && listeners.remove(listener)) {
+                listener.accept(failed);
+            }
+        }
+
+        void fail(String operation, Status status) {
+            String why = status == null ? "unknown error" : status.getCodeString()
+                    + (status.getState() == null || status.getState().isEmpty() ? "" : ": " + status.getState());
+            StorageException e = new StorageException("RocksDB background " + operation + " failed in " + dir + ": " + why
+                    + "; the store can no longer promise durability");
+            if (!failure.compareAndSet(null, e)) {
+                return;
+            }
+            LOG.error("{}", e.getMessage());
+            for (Consumer<StorageException> listener : listeners) {
+                if (listeners.remove(listener)) {
+                    try {
+                        listener.accept(e);
+                    } catch (RuntimeException thrown) {
+                        LOG.warn("A storage failure listener of {} threw: {}", dir, thrown.toString());
+                    }
+                }
+            }
+        }
+    }
+
+    /** Forwards RocksDB's background errors (flush, compaction, write callbacks) to {@link AsyncFailures}. */
+    private static final class BackgroundErrorListener extends AbstractEventListener {
+        private final AsyncFailures failures;
+
+        BackgroundErrorListener(AsyncFailures failures) {
+            super(EnabledEventCallback.ON_BACKGROUND_ERROR);
+            this.failures = failures;
+        }
+
+        @Override
+        public void onBackgroundError(BackgroundErrorReason reason, Status status) {
+            failures.fail(reason == null ? "operation" : reason.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), status);
+        }
+    }
+
+    /**
+     * True if a running process holds {@code dir}'s RocksDB {@code LOCK} (a node is using it).
+     * Another process only: locks of this process are not seen.
+     */
+    public static boolean isLockedByAnotherProcess(Path dir) {
+        Path lock = dir.resolve("LOCK");
+        if (!Files.exists(lock)) {
+            return false;
+        }
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = ch.tryLock()) {
+            return held == null;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return false;
+        } catch (IOException e) {
+            throw new StorageException("cannot check the lock of " + dir + ": " + e, e);
+        }
+    }
+
+    /**
+     * Opens an existing store read-only, changing nothing on disk (the WAL is replayed in memory,
+     * with point-in-time recovery like a normal open), for offline checks. Groups not yet in the
+     * store cannot be opened; nothing can be written.
+     *
+     * @throws LogCorruptionException if RocksDB reports corruption while opening
+     */
+    public static RocksDbStore openReadOnly(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        List<AutoCloseable> natives = new ArrayList<>();
+        try {
+            ColumnFamilyOptions cfOptions = track(natives, new ColumnFamilyOptions());
+            DBOptions dbOptions = track(natives, new DBOptions().setInfoLogLevel(InfoLogLevel.ERROR_LEVEL));
+            List<ColumnFamilyDescriptor> descriptors = List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                    new ColumnFamilyDescriptor(bytes(LOG_CF), cfOptions),
+                    new ColumnFamilyDescriptor(bytes(CONF_CF), cfOptions));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB db;
+            try {
+                db = RocksDB.openReadOnly(dbOptions, absolute.toString(), descriptors, handles);
+            } catch (RocksDBException e) {
+                if (isCorruption(e)) {
+                    throw new LogCorruptionException("RocksDB cannot open " + absolute + ": " + e.getMessage(), e);
+                }
+                throw new StorageException("cannot open RocksDB in " + absolute + " read-only: " + e.getMessage(), e);
+            }
+            WriteOptions writeOptions = track(natives, new WriteOptions());
+            ReadOptions readOptions = track(natives, new ReadOptions());
+            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
+                    new AsyncFailures(absolute));
+            store.readOnly = true;
+            return store;
+        } catch (RuntimeException e) {
+            closeAll(natives);
+            throw e;
+        }
+    }
+
+    /**
+     * Verifies the block checksums of every SST file (an offline check).
+     *
+     * @return the number of SST files checked
+     * @throws LogCorruptionException with RocksDB's message (which names the file and offset)
+     */
+    public int verifyChecksums() {
+        Lock guard = enter();
+        try {
+            db.verifyChecksum();
+            return db.getLiveFilesMetaData().size();
+        } catch (RocksDBException e) {
+            if (isCorruption(e)) {
+                throw new LogCorruptionException("an SST file of " + dir + " fails verification: " + e.getMessage(), e);
+            }
+            throw new StorageException("cannot verify the SST files of " + dir + ": " + e.getMessage(), e);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** The ids of every group that has ever written to this store. */
+    public List<String> groupIds() {
+        List<String> ids = new ArrayList<>();
+        byte[] prefix = bytes(GROUP_KEY_PREFIX);
+        withIterator(defaultCf, it -> {
+            for (it.seek(prefix); it.isValid(); it.next()) {
+                String key = new String(it.key(), StandardCharsets.UTF_8);
+                if (!key.startsWith(GROUP_KEY_PREFIX)) {
+                    break;
+                }
+                ids.add(key.substring(GROUP_KEY_PREFIX.length()));
+            }
+            return null;
+        });
+        return ids;
     }
 
     private static ColumnFamilyOptions logColumnFamilyOptions(RocksDbStoreOptions options, LRUCache cache) {
@@ -190,6 +445,9 @@ public final class RocksDbStore implements AutoCloseable {
             if (message.contains("lock") || message.contains("LOCK")) {
                 throw new StorageException("data directory " + dir + " is already in use (its LOCK is held by another"
                         + " process, or this process opened it already): " + message, e);
+            }
+            if (isCorruption(e)) {
+                throw new DamagedStoreException("RocksDB cannot open " + dir + ": " + message);
             }
             throw new StorageException("cannot open RocksDB in " + dir + ": " + message, e);
         }
@@ -277,6 +535,23 @@ public final class RocksDbStore implements AutoCloseable {
         return tag;
     }
 
+    /**
+     * What was found damaged and dropped when this store opened (see the class comment), one line
+     * naming the file and position; null when it opened intact.
+     */
+    public String damageFoundAtOpen() {
+        return damageFoundAtOpen;
+    }
+
+    /** True for a store from {@link #openReadOnly}. */
+    boolean isReadOnly() {
+        return readOnly;
+    }
+
+    void onAsyncFailure(Consumer<StorageException> listener) {
+        asyncFailures.register(listener);
+    }
+
     /** The data directory. */
     public Path directory() {
         return dir;
@@ -304,11 +579,22 @@ public final class RocksDbStore implements AutoCloseable {
 
     /** Reads a key under the close guard; null if absent. */
     byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        return get(cf, key, "read");
+    }
+
+    /**
+     * Reads a key under the close guard; null if absent. {@code what} names the read in errors; a
+     * corrupt block becomes a {@link LogCorruptionException} (RocksDB's message names the file and offset).
+     */
+    byte[] get(ColumnFamilyHandle cf, byte[] key, String what) {
         Lock guard = enter();
         try {
             return db.get(cf, readOptions, key);
         } catch (RocksDBException e) {
-            throw new StorageException("read failed in " + dir + ": " + e.getMessage(), e);
+            if (isCorruption(e)) {
+                throw new LogCorruptionException(what + " in " + dir + " hit damaged data: " + e.getMessage(), e);
+            }
+            throw new StorageException(what + " failed in " + dir + ": " + e.getMessage(), e);
         } finally {
             guard.unlock();
         }
@@ -335,7 +621,14 @@ public final class RocksDbStore implements AutoCloseable {
         Lock guard = enter();
         try (ReadOptions scan = new ReadOptions().setFillCache(false);
              RocksIterator it = db.newIterator(cf, scan)) {
-            return body.apply(it);
+            T result = body.apply(it);
+            it.status(); // an iterator stops early, without throwing, on a read error
+            return result;
+        } catch (RocksDBException e) {
+            if (isCorruption(e)) {
+                throw new LogCorruptionException("a scan of " + dir + " hit damaged data: " + e.getMessage(), e);
+            }
+            throw new StorageException("a scan of " + dir + " failed: " + e.getMessage(), e);
         } finally {
             guard.unlock();
         }

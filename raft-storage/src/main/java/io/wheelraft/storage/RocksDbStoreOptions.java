@@ -60,8 +60,9 @@ public final class RocksDbStoreOptions {
     }
 
     /**
-     * Whether opening a group's log walks its keys to prove the indexes are contiguous and checks
-     * the checksum of its last entry. On by default; a node then refuses to start on a gap.
+     * Whether opening a store verifies the block checksums of its SST files, and opening a group's
+     * log walks its entries to prove the indexes are contiguous and every entry's checksum holds.
+     * On by default: damage found is cut off and reported (see {@code RocksDbLogStorage#damageFoundAtOpen}).
      */
     public RocksDbStoreOptions withVerifyOnOpen(boolean value) {
         return new RocksDbStoreOptions(sync, writeBufferBytes, blockCacheBytes, maxTotalWalBytes, value, presizedWalBytes);

@@ -31,8 +31,9 @@ import java.util.stream.Stream;
  *
  * <p>Safety: recycled WAL records carry their log number, so recovery stops at the first record
  * left over from the file's previous use instead of replaying it (RocksDB's point-in-time recovery
- * mode, the default, which RocksDB keeps recycling enabled for). The padding and the marker key
- * written here carry no log data.
+ * mode, the default, which RocksDB keeps recycling enabled for). That mode also drops, silently,
+ * every record after a damaged one; {@link WalVerifier} reads the WAL before RocksDB opens it to
+ * report such damage. The padding and the marker key written here carry no log data.
  */
 final class WalPresizer {
 

@@ -258,20 +258,22 @@ class LocalSnapshotStorageTest {
     }
 
     @Test
-    void removedSnapshotFileIsReportedWithItsPath() throws IOException {
+    void removedSnapshotFileIsSetAsideAndReportedAtOpen() throws IOException {
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
             save(storage, 5, 1);
         }
         Path file = onlySnapshotDir().resolve("blobs/big");
         Files.delete(file);
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, storage::open);
-            assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("missing"), e.getMessage());
+            String damage = storage.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains(file.toString()) && damage.contains("missing"), damage);
+            assertNull(storage.open(), "a damaged snapshot is never returned");
         }
+        assertEquals(1, damagedDirs().size(), "kept as evidence");
     }
 
     @Test
-    void flippedByteInASnapshotFileIsDetectedWhenRead() throws IOException {
+    void flippedByteInASnapshotFileIsSetAsideAndReportedAtOpen() throws IOException {
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
             save(storage, 5, 1);
         }
@@ -279,10 +281,32 @@ class LocalSnapshotStorageTest {
         byte[] all = Files.readAllBytes(file);
         all[12345] ^= 0x04;
         Files.write(file, all);
-        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir);
-             SnapshotReader reader = storage.open()) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> readAll(reader, "blobs/big"));
-            assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("crc32c"), e.getMessage());
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
+            String damage = storage.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains(file.toString()) && damage.contains("checksum"), damage);
+            assertNull(storage.open());
+        }
+        List<Path> damaged = damagedDirs();
+        assertEquals(1, damaged.size());
+        assertTrue(Files.exists(damaged.get(0).resolve("blobs/big")), "the damaged files are never deleted");
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
+            assertNull(storage.damageFoundAtOpen(), "reported once: the next open finds nothing damaged");
+        }
+    }
+
+    @Test
+    void flippedByteInASnapshotFileIsDetectedWhenRead() throws IOException {
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
+            save(storage, 5, 1);
+            assertNull(storage.damageFoundAtOpen());
+            Path file = onlySnapshotDir().resolve("blobs/big");
+            try (SnapshotReader reader = storage.open()) {
+                byte[] all = Files.readAllBytes(file);
+                all[12345] ^= 0x04;
+                Files.write(file, all);
+                LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> readAll(reader, "blobs/big"));
+                assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("crc32c"), e.getMessage());
+            }
         }
     }
 
@@ -295,13 +319,14 @@ class LocalSnapshotStorageTest {
         byte[] all = Files.readAllBytes(meta);
         Files.write(meta, Arrays.copyOf(all, all.length / 2));
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, storage::open);
-            assertTrue(e.getMessage().contains(meta.toString()) && e.getMessage().contains("truncated"), e.getMessage());
+            String damage = storage.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains(meta.toString()) && damage.contains("truncated"), damage);
+            assertNull(storage.open());
         }
     }
 
     @Test
-    void aCorruptLatestSnapshotKeepsOlderOnesAsEvidence() throws IOException {
+    void aCorruptLatestSnapshotIsSetAsideAndTheOlderValidOneServes() throws IOException {
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
             save(storage, 5, 1);
         }
@@ -309,10 +334,19 @@ class LocalSnapshotStorageTest {
         Path copy = dir.resolve("snapshot_00000000000000000009");
         Files.createDirectories(copy);
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
-            assertTrue(Files.exists(first), "older snapshot kept when the latest cannot be read");
-            assertThrows(LogCorruptionException.class, storage::open);
+            assertTrue(storage.damageFoundAtOpen().contains(copy.toAbsolutePath().toString()), storage.damageFoundAtOpen());
+            assertTrue(Files.exists(first), "the older valid snapshot is kept");
+            try (SnapshotReader reader = storage.open()) {
+                assertEquals(5, reader.meta().getLastIncludedIndex());
+            }
         }
-        assertFalse(children().isEmpty());
+        assertEquals(1, damagedDirs().size());
+    }
+
+    private List<Path> damagedDirs() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().startsWith(LocalSnapshotStorage.DAMAGED_PREFIX)).toList();
+        }
     }
 
     private Path onlySnapshotDir() throws IOException {

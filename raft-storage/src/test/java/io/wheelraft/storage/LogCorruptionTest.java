@@ -12,6 +12,7 @@ import java.util.List;
 import static io.wheelraft.storage.TestEntries.conf;
 import static io.wheelraft.storage.TestEntries.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,11 @@ class LogCorruptionTest {
             log.append(List.of(conf(5, 1, "a:1", "b:1")));
             log.append(range(6, 10, 2));
         }
+    }
+
+    /** A store that skips the walk at open, so damage is met by reads at run time. */
+    private RocksDbStore readTimeOnly() {
+        return RocksDbStore.open(dir, RocksDbStoreOptions.defaults().withVerifyOnOpen(false));
     }
 
     private void damage(RawAction action) throws Exception {
@@ -56,7 +62,7 @@ class LogCorruptionTest {
             value[value.length - 2] ^= 0x01;
             raw.db.put(raw.log, key, value);
         });
-        try (RocksDbStore store = RocksDbStore.open(dir)) {
+        try (RocksDbStore store = readTimeOnly()) {
             RocksDbLogStorage log = store.logStorage("g");
             assertEquals(1, log.term(1));
             LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> log.entry(7));
@@ -66,7 +72,7 @@ class LogCorruptionTest {
     }
 
     @Test
-    void corruptLastEntryStopsTheLogFromOpening() throws Exception {
+    void corruptLastEntryIsCutOffAndReported() throws Exception {
         writeTenEntries();
         damage(raw -> {
             byte[] key = LogKeys.key(1, 10);
@@ -75,8 +81,16 @@ class LogCorruptionTest {
             raw.db.put(raw.log, key, value);
         });
         try (RocksDbStore store = RocksDbStore.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
-            assertNames(e, "log entry 10", "group 'g'", dir.toAbsolutePath().toString());
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("log entry 10") && damage.contains("group 'g'")
+                    && damage.contains("kept entries 1..9"), damage);
+            assertEquals(9, log.lastLogIndex(), "cut back to the last verified entry");
+            assertEquals(2, log.term(9));
+        }
+        // The offline check reports it instead of cutting.
+        try (RocksDbStore store = RocksDbStore.openReadOnly(dir)) {
+            assertEquals(9, store.logStorage("g").verifyAllEntries(), "the cut was durable");
         }
     }
 
@@ -88,7 +102,7 @@ class LogCorruptionTest {
             byte[] four = raw.db.get(raw.log, LogKeys.key(1, 4));
             raw.db.put(raw.log, LogKeys.key(1, 4), java.util.Arrays.copyOf(four, four.length - 4));
         });
-        try (RocksDbStore store = RocksDbStore.open(dir)) {
+        try (RocksDbStore store = readTimeOnly()) {
             RocksDbLogStorage log = store.logStorage("g");
             assertNames(assertThrows(LogCorruptionException.class, () -> log.entry(3)), "log entry 3", "truncated");
             assertNames(assertThrows(LogCorruptionException.class, () -> log.entry(4)), "log entry 4", "checksum");
@@ -99,17 +113,17 @@ class LogCorruptionTest {
     void valueMovedUnderAnotherIndexIsDetected() throws Exception {
         writeTenEntries();
         damage(raw -> raw.db.put(raw.log, LogKeys.key(1, 2), raw.db.get(raw.log, LogKeys.key(1, 3))));
-        try (RocksDbStore store = RocksDbStore.open(dir)) {
+        try (RocksDbStore store = readTimeOnly()) {
             RocksDbLogStorage log = store.logStorage("g");
             assertNames(assertThrows(LogCorruptionException.class, () -> log.entry(2)), "log entry 2");
         }
     }
 
     @Test
-    void gapInIndexesStopsTheLogFromOpening() throws Exception {
+    void gapInIndexesIsCutOffAndReported() throws Exception {
         writeTenEntries();
         damage(raw -> raw.db.delete(raw.log, LogKeys.key(1, 6)));
-        try (RocksDbStore store = RocksDbStore.open(dir)) {
+        try (RocksDbStore store = RocksDbStore.openReadOnly(dir)) {
             LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
             assertNames(e, "gap", "entry 6 is missing", dir.toAbsolutePath().toString());
         }
@@ -118,15 +132,42 @@ class LogCorruptionTest {
             RocksDbLogStorage log = store.logStorage("g");
             assertNames(assertThrows(LogCorruptionException.class, () -> log.term(6)), "log entry 6", "missing");
         }
+        try (RocksDbStore store = RocksDbStore.open(dir)) {
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("entry 6 is missing") && damage.contains("kept entries 1..5"), damage);
+            assertEquals(5, log.lastLogIndex());
+        }
     }
 
     @Test
-    void missingHeadOfTheLogIsDetected() throws Exception {
+    void missingHeadOfTheLogEmptiesItAndIsReported() throws Exception {
         writeTenEntries();
         damage(raw -> raw.db.delete(raw.log, LogKeys.key(1, 1)));
         try (RocksDbStore store = RocksDbStore.open(dir)) {
-            LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> store.logStorage("g"));
-            assertNames(e, "should start at index 1", "first stored entry is 2");
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("should start at index 1") && damage.contains("first stored entry is 2"), damage);
+            assertEquals(1, log.firstLogIndex());
+            assertEquals(0, log.lastLogIndex());
+        }
+    }
+
+    @Test
+    void aCorruptEntryInTheMiddleIsFoundAtOpenAndTheLogCutBeforeIt() throws Exception {
+        writeTenEntries();
+        damage(raw -> {
+            byte[] key = LogKeys.key(1, 7);
+            byte[] value = raw.db.get(raw.log, key);
+            value[value.length - 2] ^= 0x01;
+            raw.db.put(raw.log, key, value);
+        });
+        try (RocksDbStore store = RocksDbStore.open(dir)) {
+            RocksDbLogStorage log = store.logStorage("g");
+            String damage = log.damageFoundAtOpen();
+            assertTrue(damage != null && damage.contains("log entry 7") && damage.contains("kept entries 1..6"), damage);
+            assertEquals(6, log.lastLogIndex());
+            assertNull(log.entry(7), "nothing after the damage is used");
         }
     }
 
