@@ -10,9 +10,10 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code chaos}: three servers as child processes, client load at concurrency 16, one fault per
- * round; writes report.json, report.md, histogram.png and report.html to {@code --out}. Exit 0
- * when the invariants hold (nothing lost or doubled), 1 otherwise. Every child is killed at the
- * end, also on Ctrl-C.
+ * round; writes report.json, report.md, timeline.png, histogram.png and report.html to
+ * {@code --out}. Exit 0 when the invariants hold (nothing lost or doubled, the history
+ * linearizable), 1 otherwise; a run cut short (timeout, error, Ctrl-C) still writes what it
+ * measured, marked incomplete. Every child is killed at the end, also on Ctrl-C.
  */
 @Command(name = "chaos", description = "Break a local three-node cluster under load and measure recovery.", mixinStandardHelpOptions = true)
 final class ChaosCommand implements Callable<Integer> {
@@ -64,18 +65,41 @@ final class ChaosCommand implements Callable<Integer> {
             throw CliException.failed("--out: " + e.getMessage());
         }
         ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs);
+        ChaosRunner runner = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress));
+        // Ctrl-C or SIGTERM: write what was measured so far, marked incomplete (the child servers are
+        // killed by ChildProcesses' own hook).
+        Thread onSignal = new Thread(() -> {
+            ChaosReport partial = runner.partialReport("interrupted (Ctrl-C or SIGTERM)", ChaosRunner.PARTIAL_CHECK_BUDGET);
+            if (partial != null) {
+                try {
+                    partial.write(dir);
+                    System.err.println("\nchaos run interrupted; partial report: " + dir.resolve("report.html"));
+                } catch (Exception e) {
+                    System.err.println("\nchaos run interrupted; the partial report could not be written: " + e);
+                }
+            }
+        }, "chaos-partial-report");
+        ChaosCharts.warmUp();
+        Runtime.getRuntime().addShutdownHook(onSignal);
         ChaosReport report;
         try {
-            report = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress)).run();
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw CliException.failed("chaos run stopped: " + e.getMessage() + " (server logs in " + dir.resolve("servers") + ")");
+            report = runner.run();
         } finally {
             ChildProcesses.killAll();
         }
         report.write(dir);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onSignal);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook already ran or runs: it finds the report made and writes nothing.
+        }
         spec.commandLine().getOut().println(report.summary());
         spec.commandLine().getOut().println("report: " + dir.resolve("report.html"));
         spec.commandLine().getOut().flush();
+        if (!report.complete()) {
+            throw CliException.failed("chaos run incomplete: " + report.measured().incompleteReason() + " (partial report in " + dir
+                    + ", server logs in " + dir.resolve("servers") + ")");
+        }
         return report.invariantsHold() ? 0 : 1;
     }
 }

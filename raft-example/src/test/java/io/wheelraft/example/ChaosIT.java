@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * End to end, from the built jar: {@code chaos --rounds 3} starts three server processes from it,
- * kills the leader under load each round, and must report nothing lost or doubled. Runs in
+ * kills the leader under load each round, and must report nothing lost or doubled, a linearizable
+ * history and the elections it caused. Runs in
  * {@code mvn verify} after the jar is packaged (failsafe).
  */
 class ChaosIT {
@@ -45,12 +46,16 @@ class ChaosIT {
         assertEquals("0", field(json, "lost"), json);
         assertEquals("0", field(json, "doubled"), json);
         assertEquals("true", field(json, "invariantsHold"), json);
+        assertEquals("true", field(json, "complete"), json);
+        // Every kill of the leader is followed by an election, and the report counts them.
+        assertTrue(Long.parseLong(field(json, "elections")) >= 3, json);
+        assertEquals("\"LINEARIZABLE\"", field(json, "outcome"), json);
         long acked = Long.parseLong(field(json, "acknowledged"));
         long unknown = Long.parseLong(field(json, "unknown"));
         long value = Long.parseLong(field(json, "finalValue"));
         assertTrue(acked > 0, "no increment was acknowledged");
         assertTrue(value >= acked && value <= acked + unknown, "value " + value + " vs acknowledged " + acked + " + unknown " + unknown);
-        for (String f : List.of("report.md", "report.html", "histogram.png")) {
+        for (String f : List.of("report.md", "report.html", "histogram.png", "timeline.png")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f + " is empty");
         }
         // Every child server is gone.
