@@ -96,6 +96,7 @@ final class ChaosCharts {
         style(lat, 0, end, 0.1, topLatency);
         lat.getStyler().setYAxisLogarithmic(true);
         lat.getStyler().setYAxisMin(0.1);
+        lat.getStyler().setYAxisDecimalPattern("#,##0.#");
         addLatency(lat, "p50", x, p50, new Color(0x99, 0x99, 0x99));
         addLatency(lat, "p99", x, p99, new Color(0xFF, 0x7F, 0x0E));
         addLatency(lat, "max", x, max, new Color(0x94, 0x67, 0xBD));

@@ -28,7 +28,8 @@ final class ChaosCommand implements Callable<Integer> {
     int electionTimeoutMs;
 
     @Option(names = "--mode", defaultValue = "kill-leader", paramLabel = "MODE",
-            description = "kill-leader | pause-leader | kill-follower | restart-all | none (fault-free, see --duration)")
+            description = "kill-leader | pause-leader | kill-follower | restart-all | corrupt-follower | disk-full (Linux, root) "
+                    + "| none (fault-free, see --duration)")
     String mode;
 
     @Option(names = "--out", defaultValue = "chaos-report", paramLabel = "DIR")
@@ -57,6 +58,9 @@ final class ChaosCommand implements Callable<Integer> {
         }
         if (concurrency <= 0 || durationSecs <= 0 || snapshotIntervalSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --snapshot-interval-secs >= 0");
+        }
+        if (m == ChaosRunner.Mode.DISK_FULL && TmpfsDisk.unsupportedReason() != null) {
+            throw CliException.failed("--mode disk-full cannot run here: " + TmpfsDisk.unsupportedReason());
         }
         Path dir = out.toAbsolutePath().normalize();
         try {

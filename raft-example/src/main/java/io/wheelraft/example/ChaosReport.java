@@ -143,6 +143,10 @@ final class ChaosReport {
                 t.put("paused leader acknowledges nothing after its lease expired", victimAcksAfterLease() == 0);
             }
             case KILL_FOLLOWER, RESTART_ALL -> t.put("median restart → caught up ≤ 3 s", catchUp().median() <= 3000);
+            case CORRUPT_FOLLOWER -> t.put("every damaged follower repaired from the cluster, in every requested round",
+                    failedRounds().isEmpty() && rounds.size() == settings.rounds());
+            case DISK_FULL -> t.put("every full follower stopped answering, then rejoined once freed, in every requested round",
+                    failedRounds().isEmpty() && rounds.size() == settings.rounds());
             case NONE -> t.put("zero elections under load", m.elections() == 0 && m.termChanges() == 0);
         }
         t.put("zero lost and zero doubled increments", finalValue != null && lost() == 0 && doubled() == 0);
@@ -252,6 +256,7 @@ final class ChaosReport {
             j.add("stepDownMs", num(r.stepDownMs()));
             j.addProperty("victimAcksAfterLease", r.victimAcksAfterLease());
             j.addProperty("failure", r.failure());
+            j.addProperty("detail", r.detail());
             rs.add(j);
         }
         o.add("rounds", rs);
@@ -348,6 +353,11 @@ final class ChaosReport {
                         r.newTerm(), fixed(r.electionMs()), fixed(r.firstAckMs()), fixed(r.catchUpMs()),
                         r.failure().isEmpty() ? "ok" : "**" + r.failure() + "**"));
             }
+            for (ChaosRunner.Round r : rounds) {
+                if (!r.detail().isEmpty()) {
+                    sb.append("\nRound ").append(r.number()).append(": ").append(r.detail()).append('\n');
+                }
+            }
         }
         sb.append("\nElections during the run: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append(").\n");
         sb.append(String.format(Locale.ROOT, "%nIncrements: %d acknowledged, %d unknown, %d failed. Final value (linearizable read): %s. "
@@ -371,10 +381,17 @@ final class ChaosReport {
         Map<String, Stats> out = new LinkedHashMap<>();
         out.put("fault → new leader", election());
         out.put("fault → first acknowledged write", firstAck());
-        out.put("restart (or resume) → caught up", catchUp());
+        switch (settings.mode()) {
+            case CORRUPT_FOLLOWER -> out.put("restart → repaired (role follower, everything committed applied)", catchUp());
+            case DISK_FULL -> out.put("disk freed, restart → caught up", catchUp());
+            default -> out.put("restart (or resume) → caught up", catchUp());
+        }
         out.put("restart → restarted node answers (JVM start, storage open)", serving());
         if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
             out.put("resume → old leader stepped down", stepDown());
+        }
+        if (settings.mode() == ChaosRunner.Mode.DISK_FULL) {
+            out.put("term change (leader killed) → the full node stopped answering", stepDown());
         }
         return out;
     }

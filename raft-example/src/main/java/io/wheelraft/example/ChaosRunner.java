@@ -31,6 +31,10 @@ final class ChaosRunner {
     /** The fault injected each round. */
     enum Mode {
         KILL_LEADER("kill-leader"), PAUSE_LEADER("pause-leader"), KILL_FOLLOWER("kill-follower"), RESTART_ALL("restart-all"),
+        /** Stop a follower, flip 64 bytes of its WAL or largest SST, restart it; it must be repaired from the cluster. */
+        CORRUPT_FOLLOWER("corrupt-follower"),
+        /** Fill a follower's tmpfs under load, change the term, ask it for a snapshot; it must stop, then rejoin once freed (Linux, root). */
+        DISK_FULL("disk-full"),
         /** No fault: load only, counting elections (a fault-free run must have none). */
         NONE("none");
 
@@ -46,7 +50,8 @@ final class ChaosRunner {
                     return m;
                 }
             }
-            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, kill-follower, restart-all, none");
+            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, kill-follower, restart-all, "
+                    + "corrupt-follower, disk-full, none");
         }
     }
 
@@ -63,13 +68,18 @@ final class ChaosRunner {
      * @param servingMs          restart → the restarted victim answers (JVM start, storage open, port bound)
      * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership
      * @param victimAcksAfterLease pause-leader: increments the victim acknowledged after its lease had expired
+     *                           (corrupt-follower: restart → repaired, i.e. role follower again with everything committed applied;
+     *                           disk-full: restart after the space was freed → caught up)
+     * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership;
+     *                           disk-full: the leader's kill (the term change) → the full node stopped answering (role error or down)
      * @param failure            why the round failed (the fault was not handled as it must be), or empty
+     * @param detail             what exactly the fault was (e.g. which bytes were flipped), or empty
      */
     record Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
-                 double servingMs, double stepDownMs, long victimAcksAfterLease, String failure) {
+                 double servingMs, double stepDownMs, long victimAcksAfterLease, String failure, String detail) {
         Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
               double servingMs, double stepDownMs, long victimAcksAfterLease) {
-            this(number, victim, newLeader, newTerm, electionMs, firstAckMs, catchUpMs, servingMs, stepDownMs, victimAcksAfterLease, "");
+            this(number, victim, newLeader, newTerm, electionMs, firstAckMs, catchUpMs, servingMs, stepDownMs, victimAcksAfterLease, "", "");
         }
     }
 
@@ -89,6 +99,8 @@ final class ChaosRunner {
     private volatile LocalCluster cluster;
     private volatile LoadGenerator load;
     private volatile ClusterWatch watch;
+    private volatile TmpfsDisk disk;
+    private StorageFaultRounds storageRounds;
 
     ChaosRunner(Settings settings, ProgressLine progress) {
         this.settings = settings;
@@ -118,6 +130,10 @@ final class ChaosRunner {
             for (int i = 0; i < c.endpoints().size(); i++) {
                 names.put(c.endpoints().get(i), "n" + (i + 1));
             }
+            if (settings.mode() == Mode.DISK_FULL) {
+                // The last node's data lives on a small tmpfs from the start: that is the disk that fills up.
+                disk = TmpfsDisk.mount(dataDir(c.endpoints().get(c.endpoints().size() - 1)), StorageFaultRounds.TMPFS_BYTES);
+            }
             c.startAll();
             recorder.event(ChaosRecorder.EventKind.RECOVERY, "servers started");
             LocalCluster.NodeView first = c.awaitLeader(c.endpoints(), 0, 60_000);
@@ -129,6 +145,8 @@ final class ChaosRunner {
             load = l;
             l.start();
             recorder.event(ChaosRecorder.EventKind.RECOVERY, "clients started");
+            storageRounds = new StorageFaultRounds(c, l, recorder, this::name, this::dataDir,
+                    e -> serversDir.resolve(dataDir(e).getFileName() + ".log"), et);
             try {
                 awaitNewAck(l, 30_000);
                 if (steady) {
@@ -139,6 +157,11 @@ final class ChaosRunner {
                         progress.next("round " + i + "/" + settings.rounds(), i == 1 ? null : "round");
                         Round r = round(i, c, l);
                         rounds.add(r);
+                        if (!r.failure().isEmpty() && (settings.mode() == Mode.CORRUPT_FOLLOWER || settings.mode() == Mode.DISK_FULL)) {
+                            // The victim was left damaged (or full): the next round's "every node healthy" would never hold.
+                            LOG.warn("round {} failed, no further rounds: {}", i, r.failure());
+                            break;
+                        }
                         progress.detail(String.format(Locale.ROOT, "last: leader %s, first ack %s, caught up %s; acked %d",
                                 ms(r.electionMs()), ms(r.firstAckMs()), ms(r.catchUpMs()), l.acked()));
                     }
@@ -166,7 +189,16 @@ final class ChaosRunner {
             return partial;
         } finally {
             progress.finish();
+            TmpfsDisk d = disk;
+            if (d != null) {
+                d.close();
+            }
         }
+    }
+
+    /** A node's data directory (node1, node2, ... under the run's servers/ directory, in endpoint order). */
+    Path dataDir(String endpoint) {
+        return settings.outDir().resolve("servers").resolve("node" + (cluster.endpoints().indexOf(endpoint) + 1));
     }
 
     /**
@@ -203,6 +235,7 @@ final class ChaosRunner {
         return switch (settings.mode()) {
             case PAUSE_LEADER -> 6 + 4.0 * et / 1000;
             case RESTART_ALL -> 10 + 2.0 * et / 1000;
+            case CORRUPT_FOLLOWER, DISK_FULL -> 12 + 4.0 * et / 1000;
             default -> 5 + 2.0 * et / 1000;
         };
     }
@@ -226,6 +259,8 @@ final class ChaosRunner {
                     all.stream().filter(e -> !e.equals(leader.endpoint())).findFirst().orElseThrow());
             case PAUSE_LEADER -> pauseLeader(number, cluster, load, leader, et);
             case RESTART_ALL -> restartAll(number, cluster, load, leader);
+            case CORRUPT_FOLLOWER -> storageRounds.corruptFollower(number, leader);
+            case DISK_FULL -> storageRounds.diskFull(number, leader, all.get(all.size() - 1), disk);
             case NONE -> throw new IllegalStateException("no rounds in mode none");
         };
     }
