@@ -97,16 +97,18 @@ final class ChaosHtml {
                         .append(num(ChaosRunner.ms(st.p90()))).append(num(ChaosRunner.ms(st.max()))).append(num(Integer.toString(st.count())))
                         .append("</tr>\n");
             }
+            // The fault column only where a mode describes its faults (which bytes were flipped...).
+            boolean details = r.rounds().stream().anyMatch(x -> !x.detail().isEmpty());
             h.append("</table>\n<table id=\"rounds\"><tr><th>round</th><th>victim</th><th>new leader</th><th>term</th>"
                     + "<th>fault → new leader (ms)</th><th>fault → first ack (ms)</th><th>restart → caught up (ms)</th>"
-                    + "<th>spawn → serving (ms)</th><th>result</th><th>fault</th></tr>\n");
+                    + "<th>spawn → serving (ms)</th><th>result</th>").append(details ? "<th>fault</th>" : "").append("</tr>\n");
             for (ChaosRunner.Round x : r.rounds()) {
                 h.append("<tr>").append(num(Integer.toString(x.number()))).append("<td>").append(esc(x.victim())).append("</td><td>")
                         .append(esc(x.newLeader())).append("</td>").append(num(Long.toString(x.newTerm())))
                         .append(num(ChaosReport.fixed(x.electionMs()))).append(num(ChaosReport.fixed(x.firstAckMs())))
                         .append(num(ChaosReport.fixed(x.catchUpMs()))).append(num(ChaosReport.fixed(x.servingMs())))
                         .append(x.failure().isEmpty() ? "<td class=\"ok\">ok</td>" : "<td class=\"bad\">" + esc(x.failure()) + "</td>")
-                        .append("<td>").append(esc(x.detail())).append("</td></tr>\n");
+                        .append(details ? "<td>" + esc(x.detail()) + "</td>" : "").append("</tr>\n");
             }
             h.append("</table>\n");
             h.append("<h2>Re-election</h2>\n")

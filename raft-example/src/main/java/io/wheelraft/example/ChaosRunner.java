@@ -160,6 +160,7 @@ final class ChaosRunner {
                         if (!r.failure().isEmpty() && (settings.mode() == Mode.CORRUPT_FOLLOWER || settings.mode() == Mode.DISK_FULL)) {
                             // The victim was left damaged (or full): the next round's "every node healthy" would never hold.
                             LOG.warn("round {} failed, no further rounds: {}", i, r.failure());
+                            progress.skipNext(settings.rounds() - i);
                             break;
                         }
                         progress.detail(String.format(Locale.ROOT, "last: leader %s, first ack %s, caught up %s; acked %d",
@@ -179,8 +180,8 @@ final class ChaosRunner {
             reported.set(true);
             return report;
         } catch (Exception e) {
-            String reason = e instanceof TimeoutException ? "timed out: " + e.getMessage()
-                    : "failed: " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            String reason = e instanceof TimeoutException ? "timed out: " + what : "failed: " + e.getClass().getSimpleName() + ": " + what;
             LOG.error("chaos run {} (server logs in {})", reason, serversDir);
             ChaosReport partial = partialReport(reason, CHECK_BUDGET);
             if (partial == null) {

@@ -69,6 +69,16 @@ final class ProgressLine implements AutoCloseable {
         draw(true);
     }
 
+    /** Drops the {@code n} planned steps after the current one (e.g. rounds that will not run). */
+    synchronized void skipNext(int n) {
+        int drop = Math.max(0, Math.min(n, steps - stepsDone - 1));
+        double[] kept = new double[steps - drop];
+        System.arraycopy(estimates, 0, kept, 0, stepsDone + 1);
+        System.arraycopy(estimates, stepsDone + 1 + drop, kept, stepsDone + 1, steps - stepsDone - 1 - drop);
+        estimates = kept;
+        steps = kept.length;
+    }
+
     /** Renames the current step without finishing it. */
     synchronized void label(String text) {
         label = text;

@@ -90,7 +90,7 @@ final class StorageFaultRounds {
         }
         recorder.event(ChaosRecorder.EventKind.FAULT, "damage " + name + "'s " + what);
         LOG.info("round {}: {} damaged: {}", number, name, flip.describe());
-        double firstAckMs = (watch.firstAckNanos.get(30, TimeUnit.SECONDS) - t0) / 1e6;
+        double firstAckMs = (awaitAck(watch, 30_000) - t0) / 1e6;
         long target = cluster.view(leader.endpoint(), 1000).map(LocalCluster.NodeView::commit).orElse(leader.commit());
         ServerProcess s = cluster.server(victim);
         s.start();
@@ -136,8 +136,9 @@ final class StorageFaultRounds {
         String victim = leader.endpoint();
         List<String> survivors = cluster.endpoints().stream().filter(e -> !e.equals(victim)).toList();
         long t0 = System.nanoTime();
-        LoadGenerator.AckWatch watch = load.watchFirstAck(t0, victim);
         cluster.server(victim).kill();
+        // Only acknowledgements after the old leader died count (it may lead again once restarted).
+        LoadGenerator.AckWatch watch = load.watchFirstAck(System.nanoTime(), null);
         recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "kill " + names.apply(victim) + " (leader)");
         String failure = "";
         double electionMs = Double.NaN;
@@ -151,33 +152,47 @@ final class StorageFaultRounds {
         ServerProcess restarted = cluster.server(victim);
         restarted.start();
         recorder.eventAt(restarted.startedNanos(), ChaosRecorder.EventKind.RECOVERY, "restart " + names.apply(victim));
-        if (newLeader == null) {
-            newLeader = cluster.awaitLeader(cluster.endpoints(), leader.term(), 60_000);
+        double firstAckMs = Double.NaN;
+        String snapshot = "not asked";
+        double stoppedMs = Double.NaN;
+        List<String> diskLines = List.of();
+        try {
+            if (newLeader == null) {
+                newLeader = cluster.awaitLeader(cluster.endpoints(), leader.term(), 60_000);
+            }
+            firstAckMs = (awaitAck(watch, 60_000) - t0) / 1e6;
+            long snapshotAt = System.nanoTime();
+            snapshot = admin("snapshot", fullNode);
+            recorder.eventAt(snapshotAt, ChaosRecorder.EventKind.FAULT, "snapshot on " + full);
+            LOG.info("round {}: admin snapshot {}: {}", number, full, snapshot);
+            long stopWaitMs = 15_000 + 5L * electionTimeoutMs;
+            Observed stop = observe(fullNode, cluster.server(fullNode), stopWaitMs, v -> v.role().equals("error"));
+            boolean stopped = stop.reached() || !cluster.server(fullNode).alive() || cluster.view(fullNode, 500).isEmpty();
+            diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
+            if (stopped) {
+                stoppedMs = (System.nanoTime() - t0) / 1e6;
+                recorder.event(ChaosRecorder.EventKind.FAULT, full + " stopped answering");
+            } else {
+                failure = String.format(Locale.ROOT, "%s kept answering for %d s with a full disk after the term change and the snapshot: "
+                        + "%s (expected role error or down)", full, stopWaitMs / 1000, stop.lastSeen());
+            }
+            // The others keep serving while the full node is out.
+            long before = load.acked();
+            LocalCluster.await("an acknowledged increment while " + full + "'s disk is full", 30_000, () -> load.acked() > before);
+        } catch (TimeoutException e) {
+            // The cluster stopped serving: that is the finding of this round, not a failure of the runner.
+            diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
+            failure = "the cluster stopped serving with " + full + "'s disk full: " + e.getMessage() + " (last seen of " + full + ": "
+                    + cluster.view(fullNode, 500).map(LocalCluster.NodeView::toString).orElse("down") + ")";
+            LOG.warn("round {}: {}", number, failure);
         }
-        double firstAckMs = (watch.firstAckNanos.get(60, TimeUnit.SECONDS) - t0) / 1e6;
-        long snapshotAt = System.nanoTime();
-        String snapshot = admin("snapshot", fullNode);
-        recorder.eventAt(snapshotAt, ChaosRecorder.EventKind.FAULT, "snapshot on " + full);
-        LOG.info("round {}: admin snapshot {}: {}", number, full, snapshot);
-        long stopWaitMs = 15_000 + 5L * electionTimeoutMs;
-        Observed stop = observe(fullNode, cluster.server(fullNode), stopWaitMs, v -> v.role().equals("error"));
-        boolean stopped = stop.reached() || !cluster.server(fullNode).alive() || cluster.view(fullNode, 500).isEmpty();
-        double stoppedMs = stopped ? (System.nanoTime() - t0) / 1e6 : Double.NaN;
-        List<String> diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
-        if (stopped) {
-            recorder.event(ChaosRecorder.EventKind.FAULT, full + " stopped answering");
-        } else {
-            failure = String.format(Locale.ROOT, "%s kept answering for %d s with a full disk after the term change and the snapshot: %s "
-                    + "(expected role error or down)", full, stopWaitMs / 1000, stop.lastSeen());
-        }
-        // The others keep serving while the full node is out.
-        long before = load.acked();
-        LocalCluster.await("an acknowledged increment while " + full + "'s disk is full", 30_000, () -> load.acked() > before);
         disk.free();
         recorder.event(ChaosRecorder.EventKind.RECOVERY, "freed " + full + "'s disk");
         ServerProcess s = cluster.server(fullNode);
         s.kill();
-        long target = cluster.view(newLeader.endpoint(), 1000).map(LocalCluster.NodeView::commit).orElse(newLeader.commit());
+        LocalCluster.NodeView leaderNow = newLeader != null ? newLeader
+                : cluster.leaderAmong(cluster.endpoints(), 0).orElse(leader);
+        long target = cluster.view(leaderNow.endpoint(), 1000).map(LocalCluster.NodeView::commit).orElse(leaderNow.commit());
         s.start();
         recorder.eventAt(s.startedNanos(), ChaosRecorder.EventKind.RECOVERY, "restart " + full);
         Observed rejoin = observe(fullNode, s, repairTimeoutMs(), v -> (v.role().equals("follower") || v.leads()) && v.applied() >= target);
@@ -190,8 +205,20 @@ final class StorageFaultRounds {
         String detail = String.format(Locale.ROOT, "filler %,d bytes; admin snapshot: %s; %d log lines of %s about the full disk%s", filler,
                 snapshot, diskLines.size(), full, diskLines.isEmpty() ? "" : " (first: " + cut(diskLines.get(0), 200) + ")");
         LOG.info("round {}: {}", number, failure.isEmpty() ? detail : failure);
-        return new ChaosRunner.Round(number, full, names.apply(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs,
+        return new ChaosRunner.Round(number, full, newLeader == null ? "none" : names.apply(newLeader.endpoint()),
+                newLeader == null ? 0 : newLeader.term(), electionMs, firstAckMs,
                 rejoin.reached() ? rejoin.millis() : Double.NaN, rejoin.servingMs(), stoppedMs, 0, failure, detail);
+    }
+
+    /** When the watched acknowledgement came (System.nanoTime), or a timeout that says what did not happen. */
+    private static long awaitAck(LoadGenerator.AckWatch watch, long timeoutMs) throws TimeoutException, InterruptedException {
+        try {
+            return watch.firstAckNanos.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("no increment acknowledged within " + timeoutMs / 1000 + " s of the fault");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /** What the status poll saw of a node until a condition held or the time was up. */

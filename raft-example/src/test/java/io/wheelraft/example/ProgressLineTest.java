@@ -30,6 +30,17 @@ class ProgressLineTest {
     }
 
     @Test
+    void skippedRoundsLeaveTheEta() {
+        ProgressLine p = new ProgressLine(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+        p.plan(10, 20, 20, 20, 5);
+        p.next("round 1", null);
+        p.skipNext(2);
+        p.next("final checks", null);
+        assertEquals(30.0 / 35, p.fraction(), 0.01, "start-up and round 1 done of start-up, round 1 and the final checks");
+        assertTrue(p.etaSeconds() <= 5, "only the final checks are left: " + p.etaSeconds());
+    }
+
+    @Test
     void barShowsPercentElapsedAndEta() {
         String bar = ProgressLine.bar(0.5, 65, 3725, "round 2/4", "acked 100");
         assertTrue(bar.startsWith("[" + "#".repeat(15) + "-".repeat(15) + "]  50% 1:05 elapsed, ETA 1:02:05  round 2/4; acked 100"), bar);
