@@ -10,9 +10,10 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code chaos}: three servers as child processes, client load at concurrency 16, one fault per
- * round; writes report.json, report.md, histogram.png and report.html to {@code --out}. Exit 0
- * when the invariants hold (nothing lost or doubled), 1 otherwise. Every child is killed at the
- * end, also on Ctrl-C.
+ * round; writes report.json, report.md, timeline.png, histogram.png and report.html to
+ * {@code --out}. Exit 0 when the invariants hold (nothing lost or doubled, the history
+ * linearizable), 1 otherwise; a run cut short (timeout, error, Ctrl-C) still writes what it
+ * measured, marked incomplete. Every child is killed at the end, also on Ctrl-C.
  */
 @Command(name = "chaos", description = "Break a local three-node cluster under load and measure recovery.", mixinStandardHelpOptions = true)
 final class ChaosCommand implements Callable<Integer> {
@@ -27,7 +28,8 @@ final class ChaosCommand implements Callable<Integer> {
     int electionTimeoutMs;
 
     @Option(names = "--mode", defaultValue = "kill-leader", paramLabel = "MODE",
-            description = "kill-leader | pause-leader | kill-follower | restart-all | none (fault-free, see --duration)")
+            description = "kill-leader | pause-leader | kill-follower | restart-all | corrupt-follower | disk-full (Linux, root) "
+                    + "| none (fault-free, see --duration)")
     String mode;
 
     @Option(names = "--out", defaultValue = "chaos-report", paramLabel = "DIR", description = "Where the report, histogram and server logs go.")
@@ -57,6 +59,9 @@ final class ChaosCommand implements Callable<Integer> {
         if (concurrency <= 0 || durationSecs <= 0 || snapshotIntervalSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --snapshot-interval-secs >= 0");
         }
+        if (m == ChaosRunner.Mode.DISK_FULL && TmpfsDisk.unsupportedReason() != null) {
+            throw CliException.failed("--mode disk-full cannot run here: " + TmpfsDisk.unsupportedReason());
+        }
         Path dir = out.toAbsolutePath().normalize();
         try {
             CounterServer.prepareDataDir(dir);
@@ -64,18 +69,41 @@ final class ChaosCommand implements Callable<Integer> {
             throw CliException.failed("--out: " + e.getMessage());
         }
         ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs);
+        ChaosRunner runner = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress));
+        // Ctrl-C or SIGTERM: write what was measured so far, marked incomplete (the child servers are
+        // killed by ChildProcesses' own hook).
+        Thread onSignal = new Thread(() -> {
+            ChaosReport partial = runner.partialReport("interrupted (Ctrl-C or SIGTERM)", ChaosRunner.PARTIAL_CHECK_BUDGET);
+            if (partial != null) {
+                try {
+                    partial.write(dir);
+                    System.err.println("\nchaos run interrupted; partial report: " + dir.resolve("report.html"));
+                } catch (Exception e) {
+                    System.err.println("\nchaos run interrupted; the partial report could not be written: " + e);
+                }
+            }
+        }, "chaos-partial-report");
+        ChaosCharts.warmUp();
+        Runtime.getRuntime().addShutdownHook(onSignal);
         ChaosReport report;
         try {
-            report = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress)).run();
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw CliException.failed("chaos run stopped: " + e.getMessage() + " (server logs in " + dir.resolve("servers") + ")");
+            report = runner.run();
         } finally {
             ChildProcesses.killAll();
         }
         report.write(dir);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onSignal);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook already ran or runs: it finds the report made and writes nothing.
+        }
         spec.commandLine().getOut().println(report.summary());
         spec.commandLine().getOut().println("report: " + dir.resolve("report.html"));
         spec.commandLine().getOut().flush();
+        if (!report.complete()) {
+            throw CliException.failed("chaos run incomplete: " + report.measured().incompleteReason() + " (partial report in " + dir
+                    + ", server logs in " + dir.resolve("servers") + ")");
+        }
         return report.invariantsHold() ? 0 : 1;
     }
 }

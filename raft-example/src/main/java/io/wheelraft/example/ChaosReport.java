@@ -1,55 +1,71 @@
 package io.wheelraft.example;
 
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The outcome of a chaos run: per-round timings, their percentiles, the invariant check (the
- * counter equals the acknowledged increments: none lost, none doubled), and the targets of the
- * issue with pass/miss. Writes {@code report.json}, {@code report.md}, {@code histogram.png} and
- * {@code report.html}. Immutable.
+ * The outcome of a chaos run: the settings, per-round timings and their percentiles, the timeline
+ * of the run, the invariant checks (the counter equals the acknowledged increments: none lost,
+ * none doubled; the client history is linearizable) and the targets of the issue with pass/miss.
+ * A report of a run cut short (timeout, error, Ctrl-C) says so and never passes. Writes
+ * {@code report.json}, {@code report.md}, {@code timeline.png}, {@code histogram.png} and a
+ * self-contained {@code report.html}. Immutable.
  */
 final class ChaosReport {
 
+    /**
+     * Everything a run measured.
+     *
+     * @param elections        leaders elected after the first one (from the cluster watch)
+     * @param termChanges      terms the cluster went through after the first leader's
+     * @param nodes            node name (n1..) → address
+     * @param historyBound     how the linearizability check was bounded, for the report
+     * @param incompleteReason why the run was cut short, or null when it completed
+     */
+    record Measured(List<ChaosRunner.Round> rounds, long acked, long unknown, long failed, Long finalValue, String readProblem,
+                    List<String> problems, int elections, long termChanges, long finalTerm, double seconds, Map<String, String> nodes,
+                    List<ChaosRecorder.Event> events, List<ChaosRecorder.Bucket> buckets, HistoryCheck.Verdict linearizability,
+                    String historyBound, String incompleteReason) {
+    }
+
     private final ChaosRunner.Settings settings;
+    private final Measured m;
     private final List<ChaosRunner.Round> rounds;
     private final long acked;
     private final long unknown;
-    private final long failed;
     private final Long finalValue;
-    private final String readProblem;
-    private final List<String> problems;
-    private final long elections;
-    private final long finalTerm;
-    private final double seconds;
 
-    ChaosReport(ChaosRunner.Settings settings, List<ChaosRunner.Round> rounds, long acked, long unknown, long failed, Long finalValue,
-                String readProblem, List<String> problems, long elections, long finalTerm, double seconds) {
+    ChaosReport(ChaosRunner.Settings settings, Measured measured) {
         this.settings = settings;
-        this.rounds = List.copyOf(rounds);
-        this.acked = acked;
-        this.unknown = unknown;
-        this.failed = failed;
-        this.finalValue = finalValue;
-        this.readProblem = readProblem;
-        this.problems = List.copyOf(problems);
-        this.elections = elections;
-        this.finalTerm = finalTerm;
-        this.seconds = seconds;
+        this.m = measured;
+        this.rounds = List.copyOf(measured.rounds());
+        this.acked = measured.acked();
+        this.unknown = measured.unknown();
+        this.finalValue = measured.finalValue();
+    }
+
+    boolean complete() {
+        return m.incompleteReason() == null;
+    }
+
+    Measured measured() {
+        return m;
     }
 
     Stats election() {
@@ -89,10 +105,20 @@ final class ChaosReport {
         return rounds.stream().mapToLong(ChaosRunner.Round::victimAcksAfterLease).sum();
     }
 
-    /** The safety checks: nothing lost or doubled, the value readable, no stale leader's acknowledgement; no election when fault-free. */
+    /** Rounds in which the fault was not handled as it must be (e.g. a damaged node never repaired). */
+    List<ChaosRunner.Round> failedRounds() {
+        return rounds.stream().filter(r -> !r.failure().isEmpty()).toList();
+    }
+
+    /**
+     * The safety checks: the run completed, nothing lost or doubled, the value readable, the history
+     * linearizable, no stale leader's acknowledgement, every round's fault handled; no election when
+     * fault-free.
+     */
     boolean invariantsHold() {
-        return finalValue != null && lost() == 0 && doubled() == 0 && victimAcksAfterLease() == 0
-                && (settings.mode() != ChaosRunner.Mode.NONE || elections == 0);
+        return complete() && finalValue != null && lost() == 0 && doubled() == 0 && victimAcksAfterLease() == 0
+                && m.linearizability().linearizable() && failedRounds().isEmpty()
+                && (settings.mode() != ChaosRunner.Mode.NONE || (m.elections() == 0 && m.termChanges() == 0));
     }
 
     /** The issue's performance targets for this mode and election timeout: name → met. */
@@ -117,26 +143,50 @@ final class ChaosReport {
                 t.put("paused leader acknowledges nothing after its lease expired", victimAcksAfterLease() == 0);
             }
             case KILL_FOLLOWER, RESTART_ALL -> t.put("median restart → caught up ≤ 3 s", catchUp().median() <= 3000);
-            case NONE -> t.put("zero elections under load", elections == 0);
+            case CORRUPT_FOLLOWER -> t.put("every damaged follower repaired from the cluster, in every requested round",
+                    failedRounds().isEmpty() && rounds.size() == settings.rounds());
+            case DISK_FULL -> t.put("every full follower stopped answering, then rejoined once freed, in every requested round",
+                    failedRounds().isEmpty() && rounds.size() == settings.rounds());
+            case NONE -> t.put("zero elections under load", m.elections() == 0 && m.termChanges() == 0);
         }
         t.put("zero lost and zero doubled increments", finalValue != null && lost() == 0 && doubled() == 0);
+        t.put("the client history is linearizable", m.linearizability().linearizable());
         return t;
+    }
+
+    String title() {
+        return "Chaos " + settings.mode().label + ", election timeout " + settings.electionTimeoutMs() + " ms, " + rounds.size()
+                + (settings.mode() == ChaosRunner.Mode.NONE ? " rounds" : " of " + settings.rounds() + " rounds")
+                + (complete() ? "" : " (INCOMPLETE)");
     }
 
     void write(Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("report.json"), json(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.md"), markdown(), StandardCharsets.UTF_8);
-        byte[] png = histogramPng();
-        Files.write(dir.resolve("histogram.png"), png);
-        Files.writeString(dir.resolve("report.html"), html(png), StandardCharsets.UTF_8);
+        byte[] timeline = new byte[0];
+        byte[] histogram = new byte[0];
+        try {
+            timeline = ChaosCharts.timelinePng(title(), m.buckets(), m.events());
+            Files.write(dir.resolve("timeline.png"), timeline);
+            histogram = ChaosCharts.histogramPng("Re-election: " + title(), values(ChaosRunner.Round::electionMs),
+                    values(ChaosRunner.Round::firstAckMs), settings.electionTimeoutMs());
+            Files.write(dir.resolve("histogram.png"), histogram);
+        } catch (RuntimeException e) {
+            // The tables and verdicts matter more than the pictures: the page says the charts are missing.
+            org.slf4j.LoggerFactory.getLogger(ChaosReport.class).warn("chaos report: charts not drawn: {}", e.toString());
+        }
+        Files.writeString(dir.resolve("report.html"), ChaosHtml.page(this, timeline, histogram), StandardCharsets.UTF_8);
     }
 
     /** One paragraph for the terminal. */
     String summary() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "chaos %s: %d rounds, election timeout %d ms, %.0f s%n", settings.mode().label,
-                rounds.size(), settings.electionTimeoutMs(), seconds));
+                rounds.size(), settings.electionTimeoutMs(), m.seconds()));
+        if (!complete()) {
+            sb.append("  INCOMPLETE: ").append(m.incompleteReason()).append('\n');
+        }
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("  fault -> new leader:        ").append(line(election())).append('\n');
             sb.append("  fault -> first acked write: ").append(line(firstAck())).append('\n');
@@ -146,14 +196,28 @@ final class ChaosReport {
                 sb.append("  resume -> stepped down:     ").append(line(stepDown())).append('\n');
                 sb.append("  acks by the paused leader after its lease: ").append(victimAcksAfterLease()).append('\n');
             }
-        } else {
-            sb.append("  elections: ").append(elections).append('\n');
+        }
+        sb.append("  elections: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append(")\n");
+        for (ChaosRunner.Round r : failedRounds()) {
+            sb.append("  round ").append(r.number()).append(" FAILED: ").append(r.failure()).append('\n');
         }
         sb.append(String.format(Locale.ROOT, "  increments: %d acknowledged, %d unknown, %d failed; final value %s; lost %d, doubled %d%n",
-                acked, unknown, failed, finalValue == null ? "unreadable (" + readProblem + ")" : finalValue, lost(), doubled()));
+                acked, unknown, m.failed(), finalValue == null ? "unread (" + m.readProblem() + ")" : finalValue, lost(), doubled()));
+        sb.append("  linearizability: ").append(verdictLine()).append('\n');
         targets().forEach((k, v) -> sb.append("  ").append(v ? "met   " : "MISSED").append(' ').append(k).append('\n'));
         sb.append("  invariants: ").append(invariantsHold() ? "hold" : "VIOLATED");
         return sb.toString();
+    }
+
+    String verdictLine() {
+        HistoryCheck.Verdict v = m.linearizability();
+        String s = String.format(Locale.ROOT, "%s (%,d operations, %,d with unknown outcome, checked in %.0f ms)", v.outcome(), v.operations(),
+                v.unknownOutcomes(), v.millis());
+        if (v.window() != null) {
+            s += String.format(Locale.ROOT, "; smallest failing window: the operations from %.3f s to %.3f s (%d operations)",
+                    v.window().fromSeconds(), v.window().toSeconds(), v.window().operations());
+        }
+        return s;
     }
 
     private static String line(Stats s) {
@@ -165,113 +229,183 @@ final class ChaosReport {
     }
 
     String json() {
-        StringBuilder sb = new StringBuilder("{\n");
-        sb.append("  \"mode\": ").append(str(settings.mode().label)).append(",\n");
-        sb.append("  \"electionTimeoutMs\": ").append(settings.electionTimeoutMs()).append(",\n");
-        sb.append("  \"concurrency\": ").append(settings.concurrency()).append(",\n");
-        sb.append("  \"roundsRequested\": ").append(settings.rounds()).append(",\n");
-        sb.append("  \"seconds\": ").append(num(seconds)).append(",\n");
-        sb.append("  \"rounds\": [\n");
-        for (int i = 0; i < rounds.size(); i++) {
-            ChaosRunner.Round r = rounds.get(i);
-            sb.append("    {\"round\": ").append(r.number()).append(", \"victim\": ").append(str(r.victim()))
-                    .append(", \"newLeader\": ").append(str(r.newLeader())).append(", \"newTerm\": ").append(r.newTerm())
-                    .append(", \"electionMs\": ").append(num(r.electionMs())).append(", \"firstAckMs\": ").append(num(r.firstAckMs()))
-                    .append(", \"catchUpMs\": ").append(num(r.catchUpMs())).append(", \"servingMs\": ").append(num(r.servingMs())).append(", \"stepDownMs\": ").append(num(r.stepDownMs()))
-                    .append(", \"victimAcksAfterLease\": ").append(r.victimAcksAfterLease()).append('}')
-                    .append(i + 1 < rounds.size() ? ",\n" : "\n");
+        JsonObject o = new JsonObject();
+        o.addProperty("mode", settings.mode().label);
+        o.addProperty("complete", complete());
+        if (!complete()) {
+            o.addProperty("incompleteReason", m.incompleteReason());
         }
-        sb.append("  ],\n");
-        sb.append("  \"electionMs\": ").append(stats(election())).append(",\n");
-        sb.append("  \"firstAckMs\": ").append(stats(firstAck())).append(",\n");
-        sb.append("  \"catchUpMs\": ").append(stats(catchUp())).append(",\n");
-        sb.append("  \"servingMs\": ").append(stats(serving())).append(",\n");
-        sb.append("  \"stepDownMs\": ").append(stats(stepDown())).append(",\n");
-        sb.append("  \"elections\": ").append(elections).append(",\n");
-        sb.append("  \"finalTerm\": ").append(finalTerm).append(",\n");
-        sb.append("  \"acknowledged\": ").append(acked).append(",\n");
-        sb.append("  \"unknown\": ").append(unknown).append(",\n");
-        sb.append("  \"failed\": ").append(failed).append(",\n");
-        sb.append("  \"finalValue\": ").append(finalValue == null ? "null" : finalValue.toString()).append(",\n");
-        sb.append("  \"lost\": ").append(lost()).append(",\n");
-        sb.append("  \"doubled\": ").append(doubled()).append(",\n");
-        sb.append("  \"victimAcksAfterLease\": ").append(victimAcksAfterLease()).append(",\n");
-        sb.append("  \"targets\": {");
-        List<String> t = new ArrayList<>();
-        targets().forEach((k, v) -> t.add(str(k) + ": " + v));
-        sb.append(String.join(", ", t)).append("},\n");
-        sb.append("  \"clientProblems\": [");
-        sb.append(String.join(", ", problems.stream().map(ChaosReport::str).toList())).append("],\n");
-        sb.append("  \"invariantsHold\": ").append(invariantsHold()).append('\n');
-        sb.append("}\n");
-        return sb.toString();
-    }
-
-    private static String stats(Stats s) {
-        return "{\"count\": " + s.count() + ", \"min\": " + num(s.min()) + ", \"median\": " + num(s.median()) + ", \"p90\": " + num(s.p90())
-                + ", \"p99\": " + num(s.p99()) + ", \"max\": " + num(s.max()) + "}";
-    }
-
-    private static String num(double v) {
-        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    static String str(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
+        o.addProperty("electionTimeoutMs", settings.electionTimeoutMs());
+        o.addProperty("concurrency", settings.concurrency());
+        o.addProperty("roundsRequested", settings.rounds());
+        o.add("seconds", num(m.seconds()));
+        JsonObject nodes = new JsonObject();
+        new TreeMap<>(m.nodes()).forEach((addr, name) -> nodes.addProperty(name, addr));
+        o.add("nodes", nodes);
+        JsonArray rs = new JsonArray();
+        for (ChaosRunner.Round r : rounds) {
+            JsonObject j = new JsonObject();
+            j.addProperty("round", r.number());
+            j.addProperty("victim", r.victim());
+            j.addProperty("newLeader", r.newLeader());
+            j.addProperty("newTerm", r.newTerm());
+            j.add("electionMs", num(r.electionMs()));
+            j.add("firstAckMs", num(r.firstAckMs()));
+            j.add("catchUpMs", num(r.catchUpMs()));
+            j.add("servingMs", num(r.servingMs()));
+            j.add("stepDownMs", num(r.stepDownMs()));
+            j.addProperty("victimAcksAfterLease", r.victimAcksAfterLease());
+            j.addProperty("failure", r.failure());
+            j.addProperty("detail", r.detail());
+            rs.add(j);
         }
-        return sb.append('"').toString();
+        o.add("rounds", rs);
+        o.add("electionMs", stats(election()));
+        o.add("firstAckMs", stats(firstAck()));
+        o.add("catchUpMs", stats(catchUp()));
+        o.add("servingMs", stats(serving()));
+        o.add("stepDownMs", stats(stepDown()));
+        o.addProperty("elections", m.elections());
+        o.addProperty("termChanges", m.termChanges());
+        o.addProperty("finalTerm", m.finalTerm());
+        o.addProperty("acknowledged", acked);
+        o.addProperty("unknown", unknown);
+        o.addProperty("failed", m.failed());
+        o.addProperty("finalValue", finalValue);
+        o.addProperty("lost", lost());
+        o.addProperty("doubled", doubled());
+        o.addProperty("victimAcksAfterLease", victimAcksAfterLease());
+        HistoryCheck.Verdict v = m.linearizability();
+        JsonObject lin = new JsonObject();
+        lin.addProperty("outcome", v.outcome());
+        lin.addProperty("operations", v.operations());
+        lin.addProperty("unknownOutcomes", v.unknownOutcomes());
+        lin.addProperty("steps", v.steps());
+        lin.add("millis", num(v.millis()));
+        lin.addProperty("method", m.historyBound());
+        lin.addProperty("explanation", v.explanation());
+        if (v.window() != null) {
+            JsonObject w = new JsonObject();
+            w.add("fromSeconds", seconds(v.window().fromSeconds()));
+            w.add("toSeconds", seconds(v.window().toSeconds()));
+            w.addProperty("operations", v.window().operations());
+            w.addProperty("explanation", v.window().explanation());
+            lin.add("smallestFailingWindow", w);
+        }
+        o.add("linearizability", lin);
+        JsonArray events = new JsonArray();
+        for (ChaosRecorder.Event e : m.events()) {
+            JsonObject j = new JsonObject();
+            j.add("seconds", seconds(e.seconds()));
+            j.addProperty("kind", e.kind().name().toLowerCase(Locale.ROOT));
+            j.addProperty("what", e.label());
+            events.add(j);
+        }
+        o.add("events", events);
+        JsonObject t = new JsonObject();
+        targets().forEach(t::addProperty);
+        o.add("targets", t);
+        JsonArray problems = new JsonArray();
+        m.problems().forEach(problems::add);
+        o.add("clientProblems", problems);
+        o.addProperty("invariantsHold", invariantsHold());
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(o) + "\n";
+    }
+
+    private static JsonObject stats(Stats s) {
+        JsonObject o = new JsonObject();
+        o.addProperty("count", s.count());
+        o.add("min", num(s.min()));
+        o.add("median", num(s.median()));
+        o.add("p90", num(s.p90()));
+        o.add("p99", num(s.p99()));
+        o.add("max", num(s.max()));
+        return o;
+    }
+
+    /** A number rounded to 0.1 (what the clocks resolve), or JSON null when not measured. */
+    private static JsonElement num(double v) {
+        return Double.isNaN(v) ? JsonNull.INSTANCE : new JsonPrimitive(Math.round(v * 10) / 10.0);
+    }
+
+    /** A time in seconds, to the millisecond. */
+    private static JsonElement seconds(double v) {
+        return Double.isNaN(v) ? JsonNull.INSTANCE : new JsonPrimitive(Math.round(v * 1000) / 1000.0);
     }
 
     String markdown() {
         StringBuilder sb = new StringBuilder();
         sb.append("# Chaos run: ").append(settings.mode().label).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "%d rounds, election timeout %d ms, %d concurrent clients, %.0f s.%n%n",
-                rounds.size(), settings.electionTimeoutMs(), settings.concurrency(), seconds));
+        if (!complete()) {
+            sb.append("**INCOMPLETE:** ").append(m.incompleteReason()).append(". What was measured until then follows.\n\n");
+        }
+        sb.append(String.format(Locale.ROOT, "%d rounds, election timeout %d ms, %d concurrent clients, %.0f s. Nodes: %s.%n%n",
+                rounds.size(), settings.electionTimeoutMs(), settings.concurrency(), m.seconds(), nodeLegend()));
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("| measure | median | p90 | max | n |\n|---|---|---|---|---|\n");
-            row(sb, "fault → new leader", election());
-            row(sb, "fault → first acknowledged write", firstAck());
-            row(sb, "restart (or resume) → caught up", catchUp());
-            row(sb, "restart → restarted node answers (JVM start, storage open)", serving());
-            if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
-                row(sb, "resume → old leader stepped down", stepDown());
+            for (Map.Entry<String, Stats> e : measures().entrySet()) {
+                row(sb, e.getKey(), e.getValue());
             }
-            sb.append("\n| round | victim | new leader | term | new leader (ms) | first ack (ms) | caught up (ms) |\n|---|---|---|---|---|---|---|\n");
+            sb.append("\n| round | victim | new leader | term | new leader (ms) | first ack (ms) | caught up (ms) | result |\n"
+                    + "|---|---|---|---|---|---|---|---|\n");
             for (ChaosRunner.Round r : rounds) {
-                sb.append(String.format(Locale.ROOT, "| %d | %s | %s | %d | %s | %s | %s |%n", r.number(), r.victim(), r.newLeader(), r.newTerm(),
-                        num(r.electionMs()), num(r.firstAckMs()), num(r.catchUpMs())));
+                sb.append(String.format(Locale.ROOT, "| %d | %s | %s | %d | %s | %s | %s | %s |%n", r.number(), r.victim(), r.newLeader(),
+                        r.newTerm(), fixed(r.electionMs()), fixed(r.firstAckMs()), fixed(r.catchUpMs()),
+                        r.failure().isEmpty() ? "ok" : "**" + r.failure() + "**"));
             }
-        } else {
-            sb.append("Elections during the run: ").append(elections).append("\n");
+            for (ChaosRunner.Round r : rounds) {
+                if (!r.detail().isEmpty()) {
+                    sb.append("\nRound ").append(r.number()).append(": ").append(r.detail()).append('\n');
+                }
+            }
         }
+        sb.append("\nElections during the run: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append(").\n");
         sb.append(String.format(Locale.ROOT, "%nIncrements: %d acknowledged, %d unknown, %d failed. Final value (linearizable read): %s. "
-                + "Lost: %d. Doubled: %d.%n", acked, unknown, failed, finalValue == null ? "unreadable" : finalValue, lost(), doubled()));
+                + "Lost: %d. Doubled: %d.%n", acked, unknown, m.failed(), finalValue == null ? "unread" : finalValue, lost(), doubled()));
         if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
             sb.append("Increments acknowledged by a paused leader after its lease expired: ").append(victimAcksAfterLease()).append(".\n");
         }
+        sb.append("\nLinearizability: ").append(verdictLine()).append(". ").append(m.historyBound()).append(".\n");
         sb.append("\n| target | result |\n|---|---|\n");
         targets().forEach((k, v) -> sb.append("| ").append(k).append(" | ").append(v ? "met" : "**missed**").append(" |\n"));
         sb.append("\nInvariants: ").append(invariantsHold() ? "hold" : "**VIOLATED**").append(".\n");
-        if (!problems.isEmpty()) {
+        if (!m.problems().isEmpty()) {
             sb.append("\nFirst client answers other than ok:\n\n");
-            problems.forEach(p -> sb.append("- `").append(p).append("`\n"));
+            m.problems().forEach(p -> sb.append("- `").append(p).append("`\n"));
         }
         return sb.toString();
+    }
+
+    /** The measures shown for this mode, name → statistics. */
+    Map<String, Stats> measures() {
+        Map<String, Stats> out = new LinkedHashMap<>();
+        out.put("fault → new leader", election());
+        out.put("fault → first acknowledged write", firstAck());
+        switch (settings.mode()) {
+            case CORRUPT_FOLLOWER -> out.put("restart → repaired (role follower, everything committed applied)", catchUp());
+            case DISK_FULL -> out.put("disk freed, restart → caught up", catchUp());
+            default -> out.put("restart (or resume) → caught up", catchUp());
+        }
+        out.put("restart → restarted node answers (JVM start, storage open)", serving());
+        if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
+            out.put("resume → old leader stepped down", stepDown());
+        }
+        if (settings.mode() == ChaosRunner.Mode.DISK_FULL) {
+            out.put("term change (leader killed) → the full node stopped answering", stepDown());
+        }
+        return out;
+    }
+
+    /** {@code n1 = 127.0.0.1:40001, ...}. */
+    String nodeLegend() {
+        List<String> parts = new ArrayList<>();
+        new TreeMap<>(m.nodes().entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey)))
+                .forEach((name, addr) -> parts.add(name + " = " + addr));
+        return String.join(", ", parts);
+    }
+
+    static String fixed(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static void row(StringBuilder sb, String name, Stats s) {
@@ -279,70 +413,27 @@ final class ChaosReport {
                 .append(" | ").append(ChaosRunner.ms(s.max())).append(" | ").append(s.count()).append(" |\n");
     }
 
-    /** A histogram of the per-round timings, one series per measure, in bins of equal width. */
-    byte[] histogramPng() throws IOException {
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
-                .title("Chaos " + settings.mode().label + " (election timeout " + settings.electionTimeoutMs() + " ms, " + rounds.size() + " rounds)")
-                .xAxisTitle("milliseconds (bin upper bound)").yAxisTitle("rounds").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-        chart.getStyler().setOverlapped(false);
-        chart.getStyler().setXAxisLabelRotation(45);
-        Map<String, List<Double>> series = new LinkedHashMap<>();
-        series.put("fault → new leader", values(ChaosRunner.Round::electionMs));
-        series.put("fault → first ack", values(ChaosRunner.Round::firstAckMs));
-        series.put("restart → caught up", values(ChaosRunner.Round::catchUpMs));
-        double max = series.values().stream().flatMap(List::stream).mapToDouble(Double::doubleValue).max().orElse(1);
-        int bins = 20;
-        double width = niceWidth(max / bins);
-        List<String> labels = new ArrayList<>();
-        for (int i = 0; i < bins; i++) {
-            labels.add(String.format(Locale.ROOT, "%.0f", (i + 1) * width));
-        }
-        boolean any = false;
-        for (Map.Entry<String, List<Double>> e : series.entrySet()) {
-            if (e.getValue().isEmpty()) {
-                continue;
-            }
-            List<Integer> counts = new ArrayList<>();
-            for (int i = 0; i < bins; i++) {
-                counts.add(0);
-            }
-            for (double v : e.getValue()) {
-                int b = (int) Math.min(bins - 1, Math.floor(v / width));
-                counts.set(b, counts.get(b) + 1);
-            }
-            chart.addSeries(e.getKey(), labels, counts);
-            any = true;
-        }
-        if (!any) {
-            chart.addSeries("no measurements", labels, labels.stream().map(l -> 0).toList());
-        }
-        return BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
-    }
-
-    private List<Double> values(ToDoubleFunction<ChaosRunner.Round> f) {
+    List<Double> values(ToDoubleFunction<ChaosRunner.Round> f) {
         return rounds.stream().map(r -> f.applyAsDouble(r)).filter(d -> !d.isNaN()).toList();
     }
 
-    private static double niceWidth(double raw) {
-        double[] steps = {1, 2, 5};
-        double scale = 1;
-        while (true) {
-            for (double s : steps) {
-                if (s * scale >= raw) {
-                    return s * scale;
-                }
-            }
-            scale *= 10;
-        }
+    long acked() {
+        return acked;
     }
 
-    String html(byte[] png) {
-        String md = markdown().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>WheelRaft chaos: " + settings.mode().label + "</title>\n"
-                + "<style>body{font-family:sans-serif;max-width:960px;margin:2em auto}pre{background:#f6f6f6;padding:1em;overflow:auto}</style>"
-                + "</head><body>\n<h1>WheelRaft chaos run: " + settings.mode().label + "</h1>\n"
-                + "<img alt=\"histogram of the timings\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png) + "\">\n"
-                + "<pre>" + md + "</pre>\n</body></html>\n";
+    long unknown() {
+        return unknown;
+    }
+
+    Long finalValue() {
+        return finalValue;
+    }
+
+    ChaosRunner.Settings settings() {
+        return settings;
+    }
+
+    List<ChaosRunner.Round> rounds() {
+        return rounds;
     }
 }

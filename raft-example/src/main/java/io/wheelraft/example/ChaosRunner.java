@@ -6,11 +6,14 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -28,6 +31,10 @@ final class ChaosRunner {
     /** The fault injected each round. */
     enum Mode {
         KILL_LEADER("kill-leader"), PAUSE_LEADER("pause-leader"), KILL_FOLLOWER("kill-follower"), RESTART_ALL("restart-all"),
+        /** Stop a follower, flip 64 bytes of its WAL or largest SST, restart it; it must be repaired from the cluster. */
+        CORRUPT_FOLLOWER("corrupt-follower"),
+        /** Fill a follower's tmpfs under load, change the term, ask it for a snapshot; it must stop, then rejoin once freed (Linux, root). */
+        DISK_FULL("disk-full"),
         /** No fault: load only, counting elections (a fault-free run must have none). */
         NONE("none");
 
@@ -43,7 +50,8 @@ final class ChaosRunner {
                     return m;
                 }
             }
-            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, kill-follower, restart-all, none");
+            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, kill-follower, restart-all, "
+                    + "corrupt-follower, disk-full, none");
         }
     }
 
@@ -51,7 +59,8 @@ final class ChaosRunner {
     }
 
     /**
-     * One round's measurements, in milliseconds (NaN when the mode does not define it).
+     * One round's measurements, in milliseconds (NaN when the mode does not define it). Nodes are
+     * named n1..n3 (see the report's legend for their addresses).
      *
      * @param electionMs         fault → a surviving node leads in a newer term
      * @param firstAckMs         fault → the first increment acknowledged by a node other than the victim
@@ -59,58 +68,181 @@ final class ChaosRunner {
      * @param servingMs          restart → the restarted victim answers (JVM start, storage open, port bound)
      * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership
      * @param victimAcksAfterLease pause-leader: increments the victim acknowledged after its lease had expired
+     *                           (corrupt-follower: restart → repaired, i.e. role follower again with everything committed applied;
+     *                           disk-full: restart after the space was freed → caught up)
+     * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership;
+     *                           disk-full: the leader's kill (the term change) → the full node stopped answering (role error or down)
+     * @param failure            why the round failed (the fault was not handled as it must be), or empty
+     * @param detail             what exactly the fault was (e.g. which bytes were flipped), or empty
      */
     record Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
-                 double servingMs, double stepDownMs, long victimAcksAfterLease) {
+                 double servingMs, double stepDownMs, long victimAcksAfterLease, String failure, String detail) {
+        Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
+              double servingMs, double stepDownMs, long victimAcksAfterLease) {
+            this(number, victim, newLeader, newTerm, electionMs, firstAckMs, catchUpMs, servingMs, stepDownMs, victimAcksAfterLease, "", "");
+        }
     }
+
+    /** Most client operations kept for the linearizability check (about 300 bytes each while checking). */
+    static final int MAX_HISTORY_OPS = 1_000_000;
+    /** Wall-time budget of the final linearizability check; a partial report written on Ctrl-C gets a shorter one. */
+    static final Duration CHECK_BUDGET = Duration.ofSeconds(120);
+    static final Duration PARTIAL_CHECK_BUDGET = Duration.ofSeconds(10);
 
     private final Settings settings;
     private final ProgressLine progress;
+    private final long startedNanos = System.nanoTime();
+    private final ChaosRecorder recorder = new ChaosRecorder(startedNanos, MAX_HISTORY_OPS);
+    private final List<Round> rounds = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean reported = new AtomicBoolean();
+    private final Map<String, String> names = new LinkedHashMap<>();
+    private volatile LocalCluster cluster;
+    private volatile LoadGenerator load;
+    private volatile ClusterWatch watch;
+    private volatile TmpfsDisk disk;
+    private StorageFaultRounds storageRounds;
 
     ChaosRunner(Settings settings, ProgressLine progress) {
         this.settings = settings;
         this.progress = progress;
     }
 
+    /**
+     * Runs the experiment. Returns the complete report, or, when a step timed out or failed, a
+     * report of what was measured until then, marked incomplete with the reason.
+     */
     ChaosReport run() throws Exception {
         Path serversDir = settings.outDir().resolve("servers");
         deleteRecursively(serversDir);
         Files.createDirectories(serversDir);
         int et = settings.electionTimeoutMs();
-        long started = System.nanoTime();
-        List<Round> rounds = new ArrayList<>();
-        long elections = 0;
-        try (LocalCluster cluster = new LocalCluster(serversDir, 3, et, settings.snapshotIntervalSecs())) {
-            cluster.startAll();
-            LocalCluster.NodeView first = cluster.awaitLeader(cluster.endpoints(), 0, 60_000);
-            LOG.info("cluster up on {}, leader {} in term {}", cluster.endpoints(), first.endpoint(), first.term());
+        boolean steady = settings.mode() == Mode.NONE;
+        double[] plan = new double[steady ? 3 : settings.rounds() + 2];
+        plan[0] = 12;
+        for (int i = 1; i < plan.length - 1; i++) {
+            plan[i] = steady ? settings.durationSecs() : estimatedRoundSecs(et);
+        }
+        plan[plan.length - 1] = 6;
+        progress.plan(plan);
+        progress.label("starting three servers");
+        try (LocalCluster c = new LocalCluster(serversDir, 3, et, settings.snapshotIntervalSecs())) {
+            cluster = c;
+            for (int i = 0; i < c.endpoints().size(); i++) {
+                names.put(c.endpoints().get(i), "n" + (i + 1));
+            }
+            if (settings.mode() == Mode.DISK_FULL) {
+                // The last node's data lives on a small tmpfs from the start: that is the disk that fills up.
+                disk = TmpfsDisk.mount(dataDir(c.endpoints().get(c.endpoints().size() - 1)), StorageFaultRounds.TMPFS_BYTES);
+            }
+            c.startAll();
+            recorder.event(ChaosRecorder.EventKind.RECOVERY, "servers started");
+            LocalCluster.NodeView first = c.awaitLeader(c.endpoints(), 0, 60_000);
+            LOG.info("cluster up on {}, leader {} in term {}", c.endpoints(), first.endpoint(), first.term());
+            watch = new ClusterWatch(c, names, recorder);
             long attemptTimeoutMs = Math.max(500, 2L * et);
-            LoadGenerator load = new LoadGenerator(cluster.channels(), settings.concurrency(), 10_000, attemptTimeoutMs, false);
-            load.start();
+            LoadGenerator l = new LoadGenerator(c.channels(), settings.concurrency(), 10_000, attemptTimeoutMs, false);
+            l.logOperations(recorder);
+            load = l;
+            l.start();
+            recorder.event(ChaosRecorder.EventKind.RECOVERY, "clients started");
+            storageRounds = new StorageFaultRounds(c, l, recorder, this::name, this::dataDir,
+                    e -> serversDir.resolve(dataDir(e).getFileName() + ".log"), et);
             try {
-                awaitNewAck(load, 30_000);
-                if (settings.mode() == Mode.NONE) {
-                    elections = steady(cluster, load);
+                awaitNewAck(l, 30_000);
+                if (steady) {
+                    progress.next("fault-free load for " + settings.durationSecs() + " s", null);
+                    steady(c, l);
                 } else {
                     for (int i = 1; i <= settings.rounds(); i++) {
-                        Round r = round(i, cluster, load);
+                        progress.next("round " + i + "/" + settings.rounds(), i == 1 ? null : "round");
+                        Round r = round(i, c, l);
                         rounds.add(r);
-                        progress.update(i, settings.rounds(), String.format(Locale.ROOT, "%s: leader %s, first ack %s, caught up %s; acked %d",
-                                settings.mode().label, ms(r.electionMs()), ms(r.firstAckMs()), ms(r.catchUpMs()), load.acked()));
+                        if (!r.failure().isEmpty() && (settings.mode() == Mode.CORRUPT_FOLLOWER || settings.mode() == Mode.DISK_FULL)) {
+                            // The victim was left damaged (or full): the next round's "every node healthy" would never hold.
+                            LOG.warn("round {} failed, no further rounds: {}", i, r.failure());
+                            progress.skipNext(settings.rounds() - i);
+                            break;
+                        }
+                        progress.detail(String.format(Locale.ROOT, "last: leader %s, first ack %s, caught up %s; acked %d",
+                                ms(r.electionMs()), ms(r.firstAckMs()), ms(r.catchUpMs()), l.acked()));
                     }
                 }
+                progress.next("final checks: stopping the load, reading the counter, checking linearizability", steady ? null : "round");
             } finally {
-                load.stop();
-                progress.finish();
+                l.stop();
             }
-            CounterClient reader = new CounterClient(cluster.channels(), 30_000, 2_000);
+            CounterClient reader = new CounterClient(c.channels(), 30_000, 2_000);
             CounterClient.Outcome value = reader.get();
-            long terms = cluster.endpoints().stream().map(e -> cluster.view(e, 1000)).flatMap(Optional::stream)
-                    .mapToLong(LocalCluster.NodeView::term).max().orElse(0);
-            return new ChaosReport(settings, rounds, load.acked(), load.unknown(), load.failed(), value.ok() ? value.value() : null,
-                    value.ok() ? "" : value.line(), load.problems(), elections, terms,
-                    (System.nanoTime() - started) / 1e9);
+            recorder.finalRead(value.ok() ? value.value() : null);
+            watch.close();
+            HistoryCheck.Verdict verdict = HistoryCheck.check(recorder.history().operations(), CHECK_BUDGET);
+            ChaosReport report = report(value.ok() ? value.value() : null, value.ok() ? "" : value.line(), verdict, CHECK_BUDGET, null);
+            reported.set(true);
+            return report;
+        } catch (Exception e) {
+            String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            String reason = e instanceof TimeoutException ? "timed out: " + what : "failed: " + e.getClass().getSimpleName() + ": " + what;
+            LOG.error("chaos run {} (server logs in {})", reason, serversDir);
+            ChaosReport partial = partialReport(reason, CHECK_BUDGET);
+            if (partial == null) {
+                throw e;
+            }
+            return partial;
+        } finally {
+            progress.finish();
+            TmpfsDisk d = disk;
+            if (d != null) {
+                d.close();
+            }
         }
+    }
+
+    /** A node's data directory (node1, node2, ... under the run's servers/ directory, in endpoint order). */
+    Path dataDir(String endpoint) {
+        return settings.outDir().resolve("servers").resolve("node" + (cluster.endpoints().indexOf(endpoint) + 1));
+    }
+
+    /**
+     * The report of what was measured so far, marked incomplete with {@code reason}; null if a
+     * report was already made (so a shutdown hook and the run never both write one).
+     */
+    ChaosReport partialReport(String reason, Duration checkBudget) {
+        if (!reported.compareAndSet(false, true)) {
+            return null;
+        }
+        LoadGenerator l = load;
+        if (l != null) {
+            l.logOperations(null);
+        }
+        HistoryCheck.Verdict verdict = HistoryCheck.check(recorder.history().operations(), checkBudget);
+        return report(null, "the run was cut short", verdict, checkBudget, reason);
+    }
+
+    private ChaosReport report(Long finalValue, String readProblem, HistoryCheck.Verdict verdict, Duration budget, String incomplete) {
+        LoadGenerator l = load;
+        ClusterWatch w = watch;
+        String bound = String.format(Locale.ROOT, "Checked: the whole history in one search (no windows: for this model the search is "
+                + "about linear, roughly a second per few hundred thousand operations), bounded to the first %,d operations "
+                + "(%,d later ones were not recorded) and a %d s budget (an exhausted budget gives UNKNOWN, which fails the run)",
+                MAX_HISTORY_OPS, recorder.droppedFromHistory(), budget.toSeconds());
+        return new ChaosReport(settings, new ChaosReport.Measured(List.copyOf(rounds), l == null ? 0 : l.acked(), l == null ? 0 : l.unknown(),
+                l == null ? 0 : l.failed(), finalValue, readProblem, l == null ? List.of() : l.problems(), w == null ? 0 : w.elections(),
+                w == null ? 0 : w.termChanges(), w == null ? 0 : w.maxTerm(), (System.nanoTime() - startedNanos) / 1e9,
+                Map.copyOf(names), recorder.events(), recorder.buckets(), verdict, bound, incomplete));
+    }
+
+    /** A first guess of one round's length, replaced by the measured one after the first round. */
+    private double estimatedRoundSecs(int et) {
+        return switch (settings.mode()) {
+            case PAUSE_LEADER -> 6 + 4.0 * et / 1000;
+            case RESTART_ALL -> 10 + 2.0 * et / 1000;
+            case CORRUPT_FOLLOWER, DISK_FULL -> 12 + 4.0 * et / 1000;
+            default -> 5 + 2.0 * et / 1000;
+        };
+    }
+
+    String name(String endpoint) {
+        return names.getOrDefault(endpoint, endpoint);
     }
 
     private Round round(int number, LocalCluster cluster, LoadGenerator load) throws Exception {
@@ -128,6 +260,8 @@ final class ChaosRunner {
                     all.stream().filter(e -> !e.equals(leader.endpoint())).findFirst().orElseThrow());
             case PAUSE_LEADER -> pauseLeader(number, cluster, load, leader, et);
             case RESTART_ALL -> restartAll(number, cluster, load, leader);
+            case CORRUPT_FOLLOWER -> storageRounds.corruptFollower(number, leader);
+            case DISK_FULL -> storageRounds.diskFull(number, leader, all.get(all.size() - 1), disk);
             case NONE -> throw new IllegalStateException("no rounds in mode none");
         };
     }
@@ -138,6 +272,7 @@ final class ChaosRunner {
         long t0 = System.nanoTime();
         LoadGenerator.AckWatch watch = load.watchFirstAck(t0, leaderDies ? victim : null);
         cluster.server(victim).kill();
+        recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "kill " + name(victim) + (leaderDies ? " (leader)" : " (follower)"));
         LocalCluster.NodeView newLeader;
         double electionMs = Double.NaN;
         if (leaderDies) {
@@ -154,7 +289,7 @@ final class ChaosRunner {
         double[] restart = restartAndCatchUp(cluster, victim, newLeader.endpoint());
         LOG.info("round {}: killed {}; new leader {} term {} after {} ms, first ack after {} ms, caught up {} ms after restart",
                 number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, restart[1]);
-        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, restart[1], restart[0], Double.NaN, 0);
+        return new Round(number, name(victim), name(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs, restart[1], restart[0], Double.NaN, 0);
     }
 
     private Round pauseLeader(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader, int et) throws Exception {
@@ -166,6 +301,7 @@ final class ChaosRunner {
         // Anything the victim acknowledges after its lease (at most one election timeout) ran out is a violation.
         load.countAcksFrom(victim, t0 + TimeUnit.MILLISECONDS.toNanos(et));
         server.pause();
+        recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "pause " + name(victim) + " (leader)");
         LocalCluster.NodeView newLeader = cluster.awaitLeader(survivors, leader.term(), 30_000);
         double electionMs = millisSince(t0);
         long ack = watch.firstAckNanos.get(30, TimeUnit.SECONDS);
@@ -179,16 +315,19 @@ final class ChaosRunner {
         long target = cluster.view(newLeader.endpoint(), 1000).map(LocalCluster.NodeView::commit).orElse(newLeader.commit());
         long resumed = System.nanoTime();
         server.resume();
+        recorder.eventAt(resumed, ChaosRecorder.EventKind.RECOVERY, "resume " + name(victim));
         LocalCluster.await(victim + " stepping down", 30_000, () -> cluster.view(victim, 200)
                 .map(v -> !v.leads() || v.term() > leader.term()).orElse(false));
         double stepDownMs = millisSince(resumed);
         cluster.awaitApplied(victim, target, 60_000);
         double catchUpMs = millisSince(resumed);
+        recorder.event(ChaosRecorder.EventKind.RECOVERY, name(victim) + " caught up");
         long violations = load.acksFromWatched();
         load.countAcksFrom(null, 0);
         LOG.info("round {}: paused {}; new leader {} term {} after {} ms, first ack after {} ms; resumed: stepped down in {} ms, caught up in {} ms; {} acks after lease",
                 number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, stepDownMs, catchUpMs, violations);
-        return new Round(number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, stepDownMs, violations);
+        return new Round(number, name(victim), name(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, stepDownMs,
+                violations);
     }
 
     private Round restartAll(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader) throws Exception {
@@ -196,11 +335,13 @@ final class ChaosRunner {
         for (ServerProcess s : cluster.servers()) {
             s.kill();
         }
+        recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "kill all");
         // Only acknowledgements after every server died count (answers already on their way do not).
         LoadGenerator.AckWatch watch = load.watchFirstAck(System.nanoTime(), null);
         long commitBefore = leader.commit();
         long restarted = System.nanoTime();
         cluster.startAll();
+        recorder.eventAt(restarted, ChaosRecorder.EventKind.RECOVERY, "restart all");
         LocalCluster.NodeView newLeader = cluster.awaitLeader(cluster.endpoints(), leader.term(), 60_000);
         double electionMs = millisSince(t0);
         long ack = watch.firstAckNanos.get(60, TimeUnit.SECONDS);
@@ -214,50 +355,39 @@ final class ChaosRunner {
             cluster.awaitApplied(e, commitBefore, 60_000);
         }
         double catchUpMs = millisSince(restarted);
+        recorder.event(ChaosRecorder.EventKind.RECOVERY, "all caught up");
         LOG.info("round {}: restarted all; leader {} term {} after {} ms, first ack after {} ms, all caught up {} ms after restart",
                 number, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs);
-        return new Round(number, "all", newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, catchUpMs, servingMs, Double.NaN, 0);
+        return new Round(number, "all", name(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs, catchUpMs, servingMs, Double.NaN, 0);
     }
 
     /**
      * Restarts {@code victim}; returns how long (from spawn) it took to answer, and to apply what the
      * leader had committed then.
      */
-    private static double[] restartAndCatchUp(LocalCluster cluster, String victim, String leader) throws Exception {
+    private double[] restartAndCatchUp(LocalCluster cluster, String victim, String leader) throws Exception {
         long target = cluster.view(leader, 1000).map(LocalCluster.NodeView::commit).orElse(0L);
         ServerProcess s = cluster.server(victim);
         s.start();
+        recorder.eventAt(s.startedNanos(), ChaosRecorder.EventKind.RECOVERY, "restart " + name(victim));
         cluster.awaitApplied(victim, 0, 60_000);
         double servingMs = millisSince(s.startedNanos());
         cluster.awaitApplied(victim, target, 60_000);
         double caughtUp = millisSince(s.startedNanos());
+        recorder.event(ChaosRecorder.EventKind.RECOVERY, name(victim) + " caught up");
         LOG.info("{} answered {} ms after it was spawned and caught up after {} ms", victim, servingMs, caughtUp);
         return new double[] {servingMs, caughtUp};
     }
 
-    /** Load only, for {@code durationSecs}; returns how many elections happened (term increases). */
-    private long steady(LocalCluster cluster, LoadGenerator load) throws InterruptedException, TimeoutException {
-        LocalCluster.NodeView leader = cluster.awaitLeader(cluster.endpoints(), 0, 30_000);
-        long startTerm = leader.term();
-        long maxTerm = startTerm;
+    /** Load only, for {@code durationSecs}; the cluster watch counts any election. */
+    private void steady(LocalCluster cluster, LoadGenerator load) throws InterruptedException, TimeoutException {
+        cluster.awaitLeader(cluster.endpoints(), 0, 30_000);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.durationSecs());
-        int total = settings.durationSecs();
-        int lastShown = -1;
         while (System.nanoTime() - end < 0) {
-            for (String e : cluster.endpoints()) {
-                Optional<LocalCluster.NodeView> v = cluster.view(e, 500);
-                if (v.isPresent()) {
-                    maxTerm = Math.max(maxTerm, v.get().term());
-                }
-            }
-            int elapsed = total - (int) Math.max(0, TimeUnit.NANOSECONDS.toSeconds(end - System.nanoTime()));
-            if (elapsed != lastShown) {
-                progress.update(elapsed, total, "fault-free: elections " + (maxTerm - startTerm) + ", acked " + load.acked());
-                lastShown = elapsed;
-            }
-            TimeUnit.MILLISECONDS.sleep(100); // sampling period of the term, not a wait for a condition
+            ClusterWatch w = watch;
+            progress.detail("elections " + (w == null ? 0 : w.elections()) + ", acked " + load.acked());
+            TimeUnit.MILLISECONDS.sleep(200); // the run's length is the experiment, not a wait for a condition
         }
-        return maxTerm - startTerm;
     }
 
     private static void awaitNewAck(LoadGenerator load, long timeoutMs) throws TimeoutException, InterruptedException {

@@ -48,6 +48,7 @@ final class LoadGenerator implements AutoCloseable {
     private volatile String countAcksFrom;
     private volatile long countAcksSinceNanos;
     private final AtomicLong acksFromWatched = new AtomicLong();
+    private volatile OperationLog operationLog = OperationLog.NONE;
 
     LoadGenerator(ClusterChannels cluster, int concurrency, long timeoutMs, long attemptTimeoutMs, boolean recordLatency) {
         if (concurrency <= 0) {
@@ -76,11 +77,14 @@ final class LoadGenerator implements AutoCloseable {
     private void work(int id) {
         CounterClient client = new CounterClient(cluster, timeoutMs, attemptTimeoutMs);
         while (running) {
+            OperationLog log = operationLog;
+            Object op = log.invoked(id);
             long start = System.nanoTime();
             CounterClient.Outcome o;
             try {
                 o = client.incr(1);
             } catch (RuntimeException e) {
+                log.unknown(op, System.nanoTime() - start);
                 if (!running) {
                     return;
                 }
@@ -90,6 +94,7 @@ final class LoadGenerator implements AutoCloseable {
                 continue;
             }
             long end = System.nanoTime();
+            log.returned(op, o, end - start);
             switch (o.kind()) {
                 case OK -> {
                     acked.incrementAndGet();
@@ -133,6 +138,11 @@ final class LoadGenerator implements AutoCloseable {
         if (firstProblems.size() < 10) {
             firstProblems.add(problem);
         }
+    }
+
+    /** Records every increment's invocation and outcome from now on (e.g. for a linearizability check). */
+    void logOperations(OperationLog log) {
+        operationLog = log == null ? OperationLog.NONE : log;
     }
 
     /** Starts watching for the first acknowledgement after now from a node other than {@code excluded} (null: any). */

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * End to end, from the built jar: {@code chaos --rounds 3} starts three server processes from it,
- * kills the leader under load each round, and must report nothing lost or doubled. Runs in
+ * kills the leader under load each round, and must report nothing lost or doubled, a linearizable
+ * history and the elections it caused. Runs in
  * {@code mvn verify} after the jar is packaged (failsafe).
  */
 class ChaosIT {
@@ -45,16 +46,53 @@ class ChaosIT {
         assertEquals("0", field(json, "lost"), json);
         assertEquals("0", field(json, "doubled"), json);
         assertEquals("true", field(json, "invariantsHold"), json);
+        assertEquals("true", field(json, "complete"), json);
+        // Every kill of the leader is followed by an election, and the report counts them.
+        assertTrue(Long.parseLong(field(json, "elections")) >= 3, json);
+        assertEquals("\"LINEARIZABLE\"", field(json, "outcome"), json);
         long acked = Long.parseLong(field(json, "acknowledged"));
         long unknown = Long.parseLong(field(json, "unknown"));
         long value = Long.parseLong(field(json, "finalValue"));
         assertTrue(acked > 0, "no increment was acknowledged");
         assertTrue(value >= acked && value <= acked + unknown, "value " + value + " vs acknowledged " + acked + " + unknown " + unknown);
-        for (String f : List.of("report.md", "report.html", "histogram.png")) {
+        for (String f : List.of("report.md", "report.html", "histogram.png", "timeline.png")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f + " is empty");
         }
         // Every child server is gone.
         assertEquals(0, p.descendants().count());
+    }
+
+    @Test
+    void aRunStoppedBySigtermWritesWhatItMeasuredMarkedIncomplete() throws Exception {
+        Path jar = Path.of(System.getProperty("wheelraft.counter.jar", "target/wheelraft-counter.jar"));
+        Path out = Path.of("target", "chaos-it-sigterm").toAbsolutePath();
+        Path log = Files.createDirectories(out).resolve("chaos.log");
+        Files.deleteIfExists(out.resolve("report.json"));
+        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        Process p = new ProcessBuilder(List.of(java, "-jar", jar.toString(), "chaos", "--rounds", "50", "--election-timeout-ms", "300",
+                "--concurrency", "4", "--out", out.toString()))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(new File("/dev/null")).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            // The progress bar (one line per step when not on a terminal) starts round 2 once round 1 is done.
+            while (!Files.readString(log, StandardCharsets.UTF_8).contains("round 2/50")) {
+                assertTrue(p.isAlive(), "chaos exited early:\n" + Files.readString(log, StandardCharsets.UTF_8));
+                assertTrue(System.nanoTime() - deadline < 0, "no round finished within 120 s:\n" + Files.readString(log, StandardCharsets.UTF_8));
+                TimeUnit.MILLISECONDS.sleep(100); // polling the log for the condition
+            }
+            p.destroy(); // SIGTERM, as Ctrl-C's shutdown path
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "chaos did not stop after SIGTERM");
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        String json = Files.readString(out.resolve("report.json"), StandardCharsets.UTF_8);
+        assertEquals("false", field(json, "complete"), json);
+        assertTrue(field(json, "incompleteReason").contains("interrupted"), json);
+        assertTrue(count(json, "\"round\": ") >= 1, "the finished round is in the report: " + json);
+        assertEquals("false", field(json, "invariantsHold"), json);
+        assertTrue(Files.readString(out.resolve("report.html"), StandardCharsets.UTF_8).contains("INCOMPLETE"));
+        assertTrue(Files.size(out.resolve("timeline.png")) > 0);
     }
 
     private static String field(String json, String name) {
