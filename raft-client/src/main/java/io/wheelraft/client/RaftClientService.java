@@ -59,6 +59,7 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final int maxUnansweredPerStream;
     private final java.util.concurrent.atomic.LongAdder refusedBusy = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder streamsOpened = new java.util.concurrent.atomic.LongAdder();
 
     public RaftClientService() {
         this(DEFAULT_MAX_UNANSWERED_PER_STREAM);
@@ -87,6 +88,11 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         groups.remove(groupId);
     }
 
+    /** Client streams opened on this service so far. */
+    public long streamsOpened() {
+        return streamsOpened.sum();
+    }
+
     /** Calls refused BUSY so far (the node's queue was full). */
     public long refusedBusy() {
         return refusedBusy.sum();
@@ -106,6 +112,7 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
 
     @Override
     public StreamObserver<ClientCalls> calls(StreamObserver<ClientReplies> out) {
+        streamsOpened.increment();
         return new CallStream((ServerCallStreamObserver<ClientReplies>) out);
     }
 

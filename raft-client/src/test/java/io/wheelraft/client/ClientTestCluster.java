@@ -61,7 +61,15 @@ final class ClientTestCluster implements AutoCloseable {
     private final ExactlyOnceStateMachine.Options tableOptions;
     private final Consumer<NodeOptions> tune;
 
+    private final int maxUnansweredPerStream;
+
     ClientTestCluster(Path root, int size, ExactlyOnceStateMachine.Options tableOptions, Consumer<NodeOptions> tune) {
+        this(root, size, tableOptions, tune, RaftClientService.DEFAULT_MAX_UNANSWERED_PER_STREAM);
+    }
+
+    ClientTestCluster(Path root, int size, ExactlyOnceStateMachine.Options tableOptions, Consumer<NodeOptions> tune,
+                      int maxUnansweredPerStream) {
+        this.maxUnansweredPerStream = maxUnansweredPerStream;
         this.tableOptions = tableOptions;
         this.tune = tune;
         for (int i = 0; i < size; i++) {
@@ -82,7 +90,7 @@ final class ClientTestCluster implements AutoCloseable {
     }
 
     private void bind(Member m, int port) {
-        m.service = new RaftClientService();
+        m.service = new RaftClientService(maxUnansweredPerStream);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {
             try {
