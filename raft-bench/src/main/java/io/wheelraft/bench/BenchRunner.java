@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -53,7 +53,7 @@ public final class BenchRunner {
     private int warmupSecs = 20;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
-    private List<String> systems = List.of("wheelraft", "wheelraft-unary", "jraft", "ratis");
+    private List<String> systems = List.of("wheelraft", "jraft", "ratis");
     private int electionTimeoutMs = 1000;
     /** JFR settings for --jfr: a JDK preset name or a .jfc file (e.g. with a 1 ms sampling period). */
     private String jfrSettings = "profile";

@@ -20,7 +20,7 @@ final class PendingCall {
     final ReadMode mode;
     final long minIndex;
     final long deadlineNanos;
-    final CompletableFuture<byte[]> future = new CompletableFuture<>();
+    final CompletableFuture<Reply> future = new CompletableFuture<>();
     final AtomicBoolean finished = new AtomicBoolean();
 
     volatile long callId;
@@ -39,6 +39,9 @@ final class PendingCall {
     /** Consecutive attempts without success: drives the backoff. */
     volatile int failures;
     volatile int redirects;
+    /** Some member answered some attempt (else the cluster was unreachable). */
+    volatile boolean reachedAny;
+    final long startNanos = System.nanoTime();
 
     PendingCall(boolean command, long sequence, ByteString payload, ReadMode mode, long minIndex, long deadlineNanos) {
         this.command = command;

@@ -219,11 +219,11 @@ public final class RaftClient implements AutoCloseable {
 
     /** Replicates {@code command} exactly once; completes with the state machine's answer. */
     public CompletableFuture<byte[]> submitAsync(byte[] command) {
-        return submitAsync(command, Duration.ofNanos(timeoutNanos));
+        return submitAsync(command, Duration.ofNanos(timeoutNanos)).thenApply(Reply::result);
     }
 
-    /** {@link #submitAsync(byte[])} with its own deadline. */
-    public CompletableFuture<byte[]> submitAsync(byte[] command, Duration timeout) {
+    /** Replicates {@code command} exactly once, with its own deadline; the reply says which index and member. */
+    public CompletableFuture<Reply> submitAsync(byte[] command, Duration timeout) {
         Objects.requireNonNull(command, "command");
         long deadline = System.nanoTime() + timeout.toNanos();
         if (!acquireSlot(deadline)) {
@@ -243,11 +243,11 @@ public final class RaftClient implements AutoCloseable {
 
     /** Reads with {@code mode}; STALE reads see at least {@link #lastIndex()}. */
     public CompletableFuture<byte[]> queryAsync(byte[] query, ReadMode mode) {
-        return queryAsync(query, mode, mode == ReadMode.STALE ? lastIndex.get() : 0, Duration.ofNanos(timeoutNanos));
+        return queryAsync(query, mode, mode == ReadMode.STALE ? lastIndex.get() : 0, Duration.ofNanos(timeoutNanos)).thenApply(Reply::result);
     }
 
     /** A read; {@code minIndex} applies to STALE reads (the member must have applied it). */
-    public CompletableFuture<byte[]> queryAsync(byte[] query, ReadMode mode, long minIndex, Duration timeout) {
+    public CompletableFuture<Reply> queryAsync(byte[] query, ReadMode mode, long minIndex, Duration timeout) {
         Objects.requireNonNull(query, "query");
         Objects.requireNonNull(mode, "mode");
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -273,12 +273,22 @@ public final class RaftClient implements AutoCloseable {
         return await(submitAsync(command));
     }
 
+    /** {@link #submit(byte[])} with its own deadline; the reply says which index and member. */
+    public Reply submit(byte[] command, Duration timeout) {
+        return await(submitAsync(command, timeout));
+    }
+
     /** Reads with {@code mode} and waits; throws {@link NotAppliedException} when no member could answer in time. */
     public byte[] query(byte[] query, ReadMode mode) {
         return await(queryAsync(query, mode));
     }
 
-    private static byte[] await(CompletableFuture<byte[]> f) {
+    /** {@link #query(byte[], ReadMode)} with a STALE read's minimum index and its own deadline. */
+    public Reply query(byte[] query, ReadMode mode, long minIndex, Duration timeout) {
+        return await(queryAsync(query, mode, minIndex, timeout));
+    }
+
+    private static <T> T await(CompletableFuture<T> f) {
         try {
             return f.join();
         } catch (CompletionException e) {
@@ -397,13 +407,14 @@ public final class RaftClient implements AutoCloseable {
 
     private void onReply(ServerConnection from, PendingCall call, ClientReply r) {
         call.attemptSent = false; // answered: this attempt's fate is known (UNKNOWN says so itself)
+        call.reachedAny = true;
         switch (r.getOutcome()) {
             case OUTCOME_OK -> {
                 if (call.command || call.mode != ReadMode.STALE && !followerReads) {
                     leader = from.endpoint;
                 }
                 lastIndex.accumulateAndGet(r.getIndex(), Math::max);
-                succeed(call, r.getResult().toByteArray());
+                succeed(call, new Reply(r.getResult().toByteArray(), r.getIndex(), from.endpoint));
             }
             case OUTCOME_NOT_LEADER -> {
                 call.lastReason = from.endpoint + ": " + r.getMessage();
@@ -607,15 +618,18 @@ public final class RaftClient implements AutoCloseable {
 
     private void timedOut(PendingCall call) {
         abandonAttempt(call);
-        long ms = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
+        long ms = TimeUnit.NANOSECONDS.toMillis(call.deadlineNanos - call.startNanos);
         String last = "; last: " + call.lastReason;
         if (call.command && call.mayHaveApplied) {
             finish(call, null, new OutcomeUnknownException("no confirmed answer within the deadline; the command may or may not have been applied" + last));
         } else if (call.sawBusy) {
             finish(call, null, new OverloadedException("the servers stayed too busy until the deadline; not applied" + last));
+        } else if (!call.reachedAny) {
+            finish(call, null, new NotAppliedException("cluster unreachable: no member of " + String.join(",", endpoints)
+                    + " answered within " + ms + " ms" + last));
         } else {
-            finish(call, null, new NotAppliedException("no member could serve the call within the deadline"
-                    + (call.command ? "; not applied" : "") + last + " (client timeout " + ms + " ms)"));
+            finish(call, null, new NotAppliedException("no member could serve the call within its deadline of " + ms + " ms"
+                    + (call.command ? "; not applied" : "") + last));
         }
     }
 
@@ -628,11 +642,11 @@ public final class RaftClient implements AutoCloseable {
         }
     }
 
-    private void succeed(PendingCall call, byte[] result) {
+    private void succeed(PendingCall call, Reply result) {
         finish(call, result, null);
     }
 
-    private void finish(PendingCall call, byte[] result, RaftClientException error) {
+    private void finish(PendingCall call, Reply result, RaftClientException error) {
         if (!call.finished.compareAndSet(false, true)) {
             return;
         }

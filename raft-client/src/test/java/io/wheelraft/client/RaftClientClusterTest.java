@@ -216,7 +216,7 @@ class RaftClientClusterTest {
             }
             // Too many calls outstanding: the next one is refused as overload, unsent.
             try (RaftClient tiny = cluster.client().maxOutstanding(1).timeout(Duration.ofMillis(300)).build()) {
-                CompletableFuture<byte[]> first = tiny.submitAsync(Ledger.command(2), Duration.ofSeconds(5));
+                CompletableFuture<Reply> first = tiny.submitAsync(Ledger.command(2), Duration.ofSeconds(5));
                 CompletionException e = assertThrows(CompletionException.class, () -> tiny.submitAsync(Ledger.command(3)).join());
                 assertInstanceOf(OverloadedException.class, e.getCause());
                 first.cancel(true);

@@ -3,9 +3,9 @@ package io.wheelraft.rpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
-import io.wheelraft.rpc.proto.counter.CounterResponse;
-import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
-import io.wheelraft.rpc.proto.counter.GetRequest;
+import io.wheelraft.proto.NodeStatusRequest;
+import io.wheelraft.proto.NodeStatusResponse;
+import io.wheelraft.rpc.proto.AdminServiceGrpc;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,11 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Application services run on worker threads unless registered as non-blocking. */
 class ApplicationServiceThreadsTest {
 
-    /** Answers every Get with the name of the thread that ran the handler. */
-    private static final class ThreadReporter extends CounterServiceGrpc.CounterServiceImplBase {
+    /** An application service: answers every Status with the name of the thread that ran the handler. */
+    private static final class ThreadReporter extends AdminServiceGrpc.AdminServiceImplBase {
         @Override
-        public void get(GetRequest request, StreamObserver<CounterResponse> out) {
-            out.onNext(CounterResponse.newBuilder().setMessage(Thread.currentThread().getName()).build());
+        public void status(NodeStatusRequest request, StreamObserver<NodeStatusResponse> out) {
+            out.onNext(NodeStatusResponse.newBuilder().setSelf(Thread.currentThread().getName()).build());
             out.onCompleted();
         }
     }
@@ -33,7 +33,7 @@ class ApplicationServiceThreadsTest {
         try (GrpcRaftTransport transport = b.start()) {
             ManagedChannel channel = ManagedChannelBuilder.forTarget(transport.endpoint()).usePlaintext().build();
             try {
-                return CounterServiceGrpc.newBlockingStub(channel).get(GetRequest.getDefaultInstance()).getMessage();
+                return AdminServiceGrpc.newBlockingStub(channel).status(NodeStatusRequest.getDefaultInstance()).getSelf();
             } finally {
                 channel.shutdownNow();
             }
