@@ -35,4 +35,13 @@ class KeyValueExampleTest {
         }
         assertEquals("key42 = 42", lines.get(9));
     }
+
+    @Test
+    void theGuideListsTheExampleVerbatim() throws Exception {
+        // Tests run in the module directory; the guide is in the repository's docs.
+        String source = java.nio.file.Files.readString(Path.of("src/main/java/io/wheelraft/example/kv/KeyValueExample.java"));
+        String guide = java.nio.file.Files.readString(Path.of("../docs/embedding.md"));
+        assertEquals(true, guide.contains("```java\n" + source + "```"),
+                "docs/embedding.md must list KeyValueExample.java exactly; paste the file's current text into section 2");
+    }
 }
