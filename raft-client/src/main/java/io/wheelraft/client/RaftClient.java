@@ -107,7 +107,11 @@ public final class RaftClient implements AutoCloseable {
             return this;
         }
 
-        /** Calls in flight at most; more wait for a slot (default 10,000). */
+        /**
+         * Calls in flight at most; more wait for a slot (default 10,000). The wait happens in the
+         * calling thread, so a load that starts its next call from a completion callback (a gRPC
+         * thread) must stay below this limit.
+         */
         public Builder maxOutstanding(int maxOutstanding) {
             this.maxOutstanding = maxOutstanding;
             return this;

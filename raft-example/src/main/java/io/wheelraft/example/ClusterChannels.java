@@ -71,7 +71,10 @@ public final class ClusterChannels implements AutoCloseable {
             throw new IllegalStateException("cluster channels are closed");
         }
         return clients.computeIfAbsent(silenceMs, s -> RaftClient.builder().endpoints(endpoints).groupId(CounterServiceImpl.GROUP_ID)
-                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(s)).build());
+                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(s))
+                // The command line's own load bounds what is outstanding; a full client would make
+                // the load's completion callbacks (on gRPC threads) wait for a slot.
+                .maxOutstanding(1 << 20).build());
     }
 
     /**

@@ -46,18 +46,23 @@ public final class CounterClient {
         }
     }
 
+    /** The longest a silent leader is waited for before the other members are asked who leads. */
+    static final long MAX_SILENCE_MS = 300;
+
     private final RaftClient client;
     private final Duration timeout;
 
     /**
      * @param timeoutMs        how long one command may retry before answering unknown (or fail)
      * @param attemptTimeoutMs how long the believed leader may stay silent before the client asks the others who leads
+     *                         (at most {@link #MAX_SILENCE_MS}: asking is cheap, and the calls move only when
+     *                         another member names a different leader)
      */
     public CounterClient(ClusterChannels cluster, long timeoutMs, long attemptTimeoutMs) {
         if (timeoutMs <= 0 || attemptTimeoutMs <= 0) {
             throw new IllegalArgumentException("timeouts must be positive, were " + timeoutMs + " and " + attemptTimeoutMs);
         }
-        this.client = cluster.counterClient(attemptTimeoutMs);
+        this.client = cluster.counterClient(Math.min(attemptTimeoutMs, MAX_SILENCE_MS));
         this.timeout = Duration.ofMillis(timeoutMs);
     }
 
