@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * when the servers were too busy) or an {@link OutcomeUnknownException}.
  *
  * <p>Concurrent calls from any number of threads share one stream per server; what is queued
- * leaves in one message, and gRPC flow control applies end to end. At most
+ * leaves in one message (calls started from the callbacks of one message of answers leave
+ * together once those callbacks have run), and gRPC flow control applies end to end. At most
  * {@code maxOutstanding} calls are in flight: a call beyond it waits (within its deadline) for one
  * to end, so a slow cluster slows its callers.
  *
@@ -293,6 +294,8 @@ public final class RaftClient implements AutoCloseable {
     }
 
     private static <T> T await(CompletableFuture<T> f) {
+        // Called from an answer's callback (which it should not be), its own call must not wait for the callback to end.
+        ServerConnection.flushGathered();
         try {
             return f.join();
         } catch (CompletionException e) {

@@ -44,7 +44,7 @@ final class ServerConnection {
         @Override
         public void onNext(ClientReplies replies) {
             lastHeardNanos = System.nanoTime();
-            owner.onReplies(ServerConnection.this, replies);
+            gatherWhile(() -> owner.onReplies(ServerConnection.this, replies));
         }
 
         @Override
@@ -102,9 +102,52 @@ final class ServerConnection {
         return now - avoidUntilNanos < 0;
     }
 
+    /**
+     * Connections whose sending waits until this thread has handled the whole message of answers
+     * it is reading: callers that send their next call from an answer's callback then leave
+     * together in one message instead of one message each (Nagle turned around: send at once
+     * when idle, gather while answers are being handled).
+     */
+    private static final ThreadLocal<java.util.Set<ServerConnection>> DEFERRED = new ThreadLocal<>();
+
+    /** Runs {@code body} (handling one message of answers), then sends what it queued. */
+    static void gatherWhile(Runnable body) {
+        if (DEFERRED.get() != null) {
+            body.run();
+            return;
+        }
+        java.util.Set<ServerConnection> deferred = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        DEFERRED.set(deferred);
+        try {
+            body.run();
+        } finally {
+            DEFERRED.remove();
+            for (ServerConnection c : deferred) {
+                c.drain();
+            }
+        }
+    }
+
+    /** Sends now what this thread has gathered (before it blocks, so its own calls are not held back). */
+    static void flushGathered() {
+        java.util.Set<ServerConnection> deferred = DEFERRED.get();
+        if (deferred != null && !deferred.isEmpty()) {
+            java.util.List<ServerConnection> now = new java.util.ArrayList<>(deferred);
+            deferred.clear();
+            for (ServerConnection c : now) {
+                c.drain();
+            }
+        }
+    }
+
     /** Queues one attempt of {@code call} and sends what is queued if no other thread is doing so. */
     void send(PendingCall call, long callId) {
         queue.add(new Attempt(call, callId));
+        java.util.Set<ServerConnection> deferred = DEFERRED.get();
+        if (deferred != null) {
+            deferred.add(this);
+            return;
+        }
         drain();
     }
 
