@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,wheelraft-unary,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -53,7 +53,7 @@ public final class BenchRunner {
     private int warmupSecs = 20;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
-    private List<String> systems = List.of("wheelraft", "wheelraft-unary", "jraft", "ratis");
+    private List<String> systems = List.of("wheelraft", "jraft", "ratis");
     private int electionTimeoutMs = 1000;
     /** JFR settings for --jfr: a JDK preset name or a .jfc file (e.g. with a 1 ms sampling period). */
     private String jfrSettings = "profile";
@@ -184,12 +184,16 @@ public final class BenchRunner {
             }
             for (int n : inFlight) {
                 double load = loadAverage();
+                long cpu0 = cluster.serverCpuNanos();
                 ClosedLoopLoad.Measurement m = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L);
+                // Server CPU over settling and window together, per op at the window's rate: an estimate
+                // (the rate while settling is taken to be the window's), printed only, not in the table.
+                double cpuMicrosPerOp = (cluster.serverCpuNanos() - cpu0) / 1e3 / Math.max(1, m.opsPerSecond() * (settleSecs + durationSecs));
                 BenchResult r = new BenchResult(system.label(), n, m.opsPerSecond(), m.percentileMillis(50), m.percentileMillis(99),
                         m.percentileMillis(99.9), m.acknowledged(), m.failed(), load);
                 results.add(new RoundsSummary.Point(round, system.label(), n, m, load));
-                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms (%d failed; load avg %.2f)%n",
-                        system.label(), n, r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), r.failed(), load);
+                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms, server CPU ~%.1f us/op (%d failed; load avg %.2f)%n",
+                        system.label(), n, r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), cpuMicrosPerOp, r.failed(), load);
             }
             if (!cluster.exited().isEmpty()) {
                 LOG.warn("{}: nodes {} exited during the run; see {}", system.label(), cluster.exited(), runDir);

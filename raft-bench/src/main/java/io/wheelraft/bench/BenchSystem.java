@@ -16,16 +16,10 @@ record BenchSystem(String key, String label, ServerCluster.NodeCommand command, 
 
     /**
      * WheelRaft: raft-example's counter server from its runnable jar (RocksDB log, gRPC), driven
-     * over {@code IncrStream} (one stream carries every in-flight increment).
+     * through the library's public {@code RaftClient} async API, one independent call per increment.
      */
     static BenchSystem wheelRaft(Path counterJar, int electionTimeoutMs) {
-        return new BenchSystem("wheelraft", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC stream)",
-                counterServer(counterJar, electionTimeoutMs), WheelRaftStreamCounterClient::new);
-    }
-
-    /** The same servers driven with one unary {@code Incr} call per increment. */
-    static BenchSystem wheelRaftUnary(Path counterJar, int electionTimeoutMs) {
-        return new BenchSystem("wheelraft-unary", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC unary)",
+        return new BenchSystem("wheelraft", "WheelRaft 0.1.0-SNAPSHOT (RocksDB log, gRPC, RaftClient)",
                 counterServer(counterJar, electionTimeoutMs), WheelRaftCounterClient::new);
     }
 
@@ -54,10 +48,9 @@ record BenchSystem(String key, String label, ServerCluster.NodeCommand command, 
     static BenchSystem byKey(String key, Path counterJar, int electionTimeoutMs) {
         return switch (key.toLowerCase(Locale.ROOT)) {
             case "wheelraft" -> wheelRaft(counterJar, electionTimeoutMs);
-            case "wheelraft-unary" -> wheelRaftUnary(counterJar, electionTimeoutMs);
             case "jraft", "sofajraft" -> jraft(electionTimeoutMs);
             case "ratis" -> ratis(electionTimeoutMs);
-            default -> throw new IllegalArgumentException("unknown system '" + key + "' (expected wheelraft, wheelraft-unary, jraft or ratis)");
+            default -> throw new IllegalArgumentException("unknown system '" + key + "' (expected wheelraft, jraft or ratis)");
         };
     }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 interface CounterClient extends AutoCloseable {
 
     /** Most slots a load may use. */
-    int MAX_SLOTS = 1024;
+    int MAX_SLOTS = 2048;
 
     /**
      * Blocks until one increment has been acknowledged (a leader is elected and reachable).

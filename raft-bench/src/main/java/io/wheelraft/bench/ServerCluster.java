@@ -110,6 +110,15 @@ final class ServerCluster implements AutoCloseable {
         return endpoints;
     }
 
+    /** CPU time the server processes have used so far, all threads, in nanoseconds (0 where the OS does not say). */
+    long serverCpuNanos() {
+        long total = 0;
+        for (Process p : processes) {
+            total += p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+        }
+        return total;
+    }
+
     /** Nodes that have exited (a crash at start-up shows here before the leader wait times out). */
     List<Integer> exited() {
         List<Integer> dead = new ArrayList<>();

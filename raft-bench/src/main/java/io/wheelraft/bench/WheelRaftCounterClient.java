@@ -1,65 +1,58 @@
 package io.wheelraft.bench;
 
-import io.grpc.stub.StreamObserver;
-import io.wheelraft.rpc.proto.counter.CounterOutcome;
-import io.wheelraft.rpc.proto.counter.CounterResponse;
-import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
-import io.wheelraft.rpc.proto.counter.IncrRequest;
+import io.wheelraft.client.RaftClient;
+import io.wheelraft.example.CounterServiceImpl;
+import io.wheelraft.example.CounterStateMachine;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Drives WheelRaft's counter service ({@code raft-example}'s gRPC {@code CounterService.Incr})
- * asynchronously. Every slot is one exactly-once client session (its own client id, sequence
- * numbers increasing by one per request), as the counter's contract asks. Requests go to the
- * believed leader; a NOT_LEADER answer moves the guess to the hinted node and fails that request
- * (the load retries it as a new one).
+ * Drives WheelRaft's counter the way any user of the library would: through the public
+ * {@link RaftClient} async API, one {@code submitAsync} per increment, N of them outstanding and
+ * independent (no batching in the application; the library shares one stream per server and
+ * merges what is queued, as the SOFAJRaft and Ratis clients do for theirs). Slots do not matter
+ * here: every call is its own exactly-once command of the one client.
  *
- * <p>Thread-safe under {@link CounterClient}'s one-request-per-slot rule.
+ * <p>Thread-safe: the RaftClient is.
  */
-final class WheelRaftCounterClient extends WheelRaftClientBase {
+final class WheelRaftCounterClient implements CounterClient {
+
+    private static final byte[] ADD_ONE = CounterStateMachine.encode(1);
+
+    private final RaftClient client;
 
     WheelRaftCounterClient(List<String> endpoints) {
-        super(endpoints);
+        this.client = RaftClient.builder().endpoints(endpoints).groupId(CounterServiceImpl.GROUP_ID)
+                .timeout(Duration.ofSeconds(5)).maxOutstanding(MAX_SLOTS * 2).build();
+    }
+
+    @Override
+    public void awaitLeader(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no attempt";
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                increment(0).get(6, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                last = String.valueOf(e.getCause() == null ? e : e.getCause());
+            }
+        }
+        throw new IllegalStateException("WheelRaft: no leader acknowledged an increment within " + timeout + "; last: " + last);
     }
 
     @Override
     public CompletableFuture<Long> increment(int slot) {
-        String target = leader();
-        IncrRequest request = nextIncrement(slot);
-        CompletableFuture<Long> result = new CompletableFuture<>();
-        CounterServiceGrpc.newStub(channel(target)).withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS)
-                .incr(request, new StreamObserver<>() {
-                    @Override
-                    public void onNext(CounterResponse r) {
-                        if (r.getOutcome() == CounterOutcome.COUNTER_OUTCOME_OK) {
-                            result.complete(r.getValue());
-                            return;
-                        }
-                        if (r.getOutcome() == CounterOutcome.COUNTER_OUTCOME_NOT_LEADER) {
-                            moveLeader(target, r.getLeaderHint());
-                        }
-                        result.completeExceptionally(new IllegalStateException(target + ": " + r.getOutcome() + " " + r.getMessage()));
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        moveLeader(target, "");
-                        result.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        // the answer came in onNext
-                    }
-                });
-        return result;
+        return client.submitAsync(ADD_ONE).thenApply(CounterStateMachine::decodeValue);
     }
 
     @Override
     public void close() {
-        closeChannels();
+        client.close();
     }
 }

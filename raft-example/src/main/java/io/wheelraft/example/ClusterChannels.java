@@ -1,14 +1,13 @@
 package io.wheelraft.example;
 
-import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
 import io.wheelraft.rpc.RaftChannels;
 import io.wheelraft.rpc.RpcOptions;
+import io.wheelraft.client.RaftClient;
 import io.wheelraft.rpc.proto.AdminServiceGrpc;
-import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
 
 import java.util.List;
 import java.util.Map;
@@ -16,17 +15,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of a counter cluster: one gRPC channel per node endpoint (opened on first use,
- * shared by every {@link CounterClient} of the process) and the current guess of who leads.
- * Channels to a node that was down are told to reconnect at once instead of waiting out gRPC's
- * reconnect backoff, so a restarted node is reachable as soon as it listens. Thread-safe.
+ * The client side of a counter cluster: the {@link RaftClient} every {@link CounterClient} of the
+ * process shares (one per probe setting; it owns its own channels), and one admin channel per node
+ * endpoint for {@code status} and {@code admin} (opened on first use). Channels to a node that was
+ * down are told to reconnect at once instead of waiting out gRPC's reconnect backoff, so a
+ * restarted node is reachable as soon as it listens. Thread-safe.
  */
 public final class ClusterChannels implements AutoCloseable {
 
     private final List<String> endpoints;
     private final RpcOptions options;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private volatile String leaderGuess;
+    private final Map<Long, RaftClient> clients = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** @param endpoints the nodes' {@code host:port}, in the order given by the user */
@@ -46,32 +46,11 @@ public final class ClusterChannels implements AutoCloseable {
         return endpoints;
     }
 
-    /** The node believed to lead, or null. */
-    public String leaderGuess() {
-        return leaderGuess;
-    }
-
-    public void leaderIs(String endpoint) {
-        leaderGuess = endpoint;
-    }
-
-    /** Forgets {@code endpoint} as leader (only if it still is the guess). */
-    public void notLeader(String endpoint) {
-        if (endpoint.equals(leaderGuess)) {
-            leaderGuess = null;
-        }
-    }
-
     ManagedChannel channel(String endpoint) {
         if (closed) {
             throw new IllegalStateException("cluster channels are closed");
         }
         return channels.computeIfAbsent(endpoint, e -> RaftChannels.open(e, options));
-    }
-
-    /** True if the channel is connected: a failed call on it may have reached the node. */
-    boolean connected(String endpoint) {
-        return channel(endpoint).getState(false) == ConnectivityState.READY;
     }
 
     /** After a failure: reconnect now rather than after gRPC's growing backoff. */
@@ -82,8 +61,20 @@ public final class ClusterChannels implements AutoCloseable {
         }
     }
 
-    CounterServiceGrpc.CounterServiceBlockingStub counter(String endpoint, long timeoutMs) {
-        return CounterServiceGrpc.newBlockingStub(channel(endpoint)).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+    /**
+     * The counter's {@link RaftClient}, shared by all callers asking with the same
+     * {@code silenceMs} (how long the believed leader may stay silent before the client asks the
+     * others who leads). Closed with these channels.
+     */
+    RaftClient counterClient(long silenceMs) {
+        if (closed) {
+            throw new IllegalStateException("cluster channels are closed");
+        }
+        return clients.computeIfAbsent(silenceMs, s -> RaftClient.builder().endpoints(endpoints).groupId(CounterServiceImpl.GROUP_ID)
+                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(s))
+                // The command line's own load bounds what is outstanding; a full client would make
+                // the load's completion callbacks (on gRPC threads) wait for a slot.
+                .maxOutstanding(1 << 20).build());
     }
 
     /**
@@ -104,6 +95,7 @@ public final class ClusterChannels implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        clients.values().forEach(RaftClient::close);
         channels.values().forEach(ManagedChannel::shutdownNow);
         for (ManagedChannel c : channels.values()) {
             try {

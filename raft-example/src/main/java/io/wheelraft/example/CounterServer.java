@@ -107,7 +107,7 @@ public final class CounterServer implements AutoCloseable {
                 .electionTimeoutMs(settings.electionTimeoutMs())
                 .snapshotIntervalSecs(settings.snapshotIntervalSecs())
                 .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
-                .stateMachine(stateMachine)
+                .stateMachine(service.stateMachine())
                 // The counter's onApply is a few map operations in memory and never blocks, so it
                 // runs on the thread that commits instead of costing a hand-off per commit.
                 .applyInline(true)
@@ -224,7 +224,6 @@ public final class CounterServer implements AutoCloseable {
         // The node's own wheelraft.* meters (term, indexes, latencies, replication lag) come from
         // raft-core through NodeOptions.meterRegistry; these are the counter's.
         Gauge.builder("counter.value", stateMachine, CounterStateMachine::value).register(registry);
-        Gauge.builder("counter.client.sessions", stateMachine, CounterStateMachine::sessionCount).register(registry);
     }
 
     /** Logs each change of role, term or leader, with the wall-clock time it was seen. */

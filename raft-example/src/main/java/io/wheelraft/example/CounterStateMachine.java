@@ -1,5 +1,8 @@
 package io.wheelraft.example;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.wheelraft.client.CommandResult;
+import io.wheelraft.client.QueryHandler;
 import io.wheelraft.core.Closure;
 import io.wheelraft.core.Iterator;
 import io.wheelraft.core.RaftError;
@@ -7,9 +10,8 @@ import io.wheelraft.core.StateMachineAdapter;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.core.spi.SnapshotWriter;
-import io.wheelraft.rpc.proto.counter.ClientSession;
-import io.wheelraft.rpc.proto.counter.CounterCommand;
-import io.wheelraft.rpc.proto.counter.CounterSnapshot;
+import io.wheelraft.example.proto.CounterCommand;
+import io.wheelraft.example.proto.CounterSnapshot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,33 +19,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
- * The replicated counter: a value and, for exactly-once increments, the last sequence number
- * applied for each client id together with the value it produced. Both go into snapshots.
+ * The replicated counter: one value. Increments are exactly-once without any code here: the node
+ * runs this state machine inside raft-client's {@code ExactlyOnceStateMachine}, whose retry table
+ * answers a retried increment with its first answer, so {@link #onApply} sees each increment once.
  *
- * <p>An increment whose sequence is at most the client's last applied one is a retry (or a stale
- * duplicate) and is not applied again: a retry of the last one gets the value it produced the
- * first time, an older one is reported {@link IncrClosure.Result#STALE}.
+ * <p>An increment answers the new value and a query (any bytes) answers the value, both as 8
+ * bytes big-endian ({@link #decodeValue}).
  *
- * <p>Threading: every callback runs on the node's apply thread; {@link #value()} and
- * {@link #appliedIndex()} may be read from any thread (volatile). Reads that must be
- * linearizable go through {@code Node.readIndex}, whose closure also runs on the apply thread.
+ * <p>Threading: every callback runs on the node's apply thread; {@link #query} runs between apply
+ * batches (the wrapper's lock); {@link #value()} and {@link #appliedIndex()} may be read from any
+ * thread (volatile).
  */
-public final class CounterStateMachine extends StateMachineAdapter {
+public final class CounterStateMachine extends StateMachineAdapter implements QueryHandler {
 
     /** The one file of a counter snapshot. */
     public static final String SNAPSHOT_FILE = "counter.snapshot";
-    static final int FORMAT_VERSION = 1;
+    static final int FORMAT_VERSION = 2;
 
     private static final Logger LOG = LoggerFactory.getLogger(CounterStateMachine.class);
 
-    private record Session(long lastSequence, long lastValue) {
-    }
-
-    private final Map<String, Session> sessions = new HashMap<>();
     private volatile long value;
     private volatile long appliedIndex;
     private volatile long leaderTerm = -1;
@@ -55,7 +51,7 @@ public final class CounterStateMachine extends StateMachineAdapter {
         return value;
     }
 
-    /** The index of the last entry this state machine applied. */
+    /** The index of the last increment this state machine applied. */
     public long appliedIndex() {
         return appliedIndex;
     }
@@ -65,40 +61,31 @@ public final class CounterStateMachine extends StateMachineAdapter {
         return leaderTerm;
     }
 
-    /** Number of client sessions remembered for exactly-once (for metrics and tests). */
-    public synchronized int sessionCount() {
-        return sessions.size();
+    /** Encodes one increment: the command a client sends. */
+    public static byte[] encode(long delta) {
+        return CounterCommand.newBuilder().setFormatVersion(FORMAT_VERSION).setDelta(delta).build().toByteArray();
     }
 
-    /**
-     * Encodes one increment for the log.
-     *
-     * @throws IllegalArgumentException if the client id is empty or the sequence is not positive
-     */
-    public static ByteBuffer encode(String clientId, long sequence, long delta) {
-        if (clientId == null || clientId.isEmpty()) {
-            throw new IllegalArgumentException("client id must not be empty");
+    /** Decodes an answer (the value after an increment, or the value read). */
+    public static long decodeValue(byte[] answer) {
+        if (answer.length != Long.BYTES) {
+            throw new IllegalArgumentException("a counter answer is 8 bytes, got " + answer.length);
         }
-        if (sequence <= 0) {
-            throw new IllegalArgumentException("sequence must be positive, was " + sequence);
-        }
-        return ByteBuffer.wrap(CounterCommand.newBuilder().setFormatVersion(FORMAT_VERSION).setClientId(clientId)
-                .setSequence(sequence).setDelta(delta).build().toByteArray());
+        return ByteBuffer.wrap(answer).getLong();
+    }
+
+    private static byte[] valueBytes(long v) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(v).array();
     }
 
     @Override
     public void onApply(Iterator it) {
-        // The answers of this batch leave together (one stream message per client stream).
-        AnswerBatch.collect(() -> applyAll(it));
-    }
-
-    private void applyAll(Iterator it) {
         while (it.hasNext()) {
             ByteBuffer data = it.next();
             CounterCommand command;
             try {
                 command = CounterCommand.parseFrom(data.duplicate());
-            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            } catch (InvalidProtocolBufferException e) {
                 it.setErrorAndRollback(Status.error(RaftError.STATE_MACHINE_ERROR,
                         "entry %d is not a counter command: %s", it.index(), e.getMessage()));
                 return;
@@ -109,43 +96,23 @@ public final class CounterStateMachine extends StateMachineAdapter {
                         it.index(), command.getFormatVersion(), FORMAT_VERSION));
                 return;
             }
-            IncrClosure.Result result;
-            long resultValue;
-            synchronized (this) {
-                Session session = sessions.get(command.getClientId());
-                if (session != null && command.getSequence() < session.lastSequence()) {
-                    result = IncrClosure.Result.STALE;
-                    resultValue = value;
-                } else if (session != null && command.getSequence() == session.lastSequence()) {
-                    result = IncrClosure.Result.DUPLICATE;
-                    resultValue = session.lastValue();
-                } else {
-                    value += command.getDelta();
-                    sessions.put(command.getClientId(), new Session(command.getSequence(), value));
-                    result = IncrClosure.Result.APPLIED;
-                    resultValue = value;
-                }
-                appliedIndex = it.index();
-            }
-            Closure done = it.done();
-            if (done != null) {
-                if (done instanceof IncrClosure incr) {
-                    incr.setResult(result, resultValue);
-                }
-                done.run(Status.ok());
+            long v = value + command.getDelta();
+            value = v;
+            appliedIndex = it.index();
+            if (it.done() instanceof CommandResult result) {
+                result.setResult(valueBytes(v));
             }
         }
     }
 
     @Override
+    public byte[] query(ByteBuffer query) {
+        return valueBytes(value);
+    }
+
+    @Override
     public void onSnapshotSave(SnapshotWriter writer, Closure done) {
-        CounterSnapshot snapshot;
-        synchronized (this) {
-            CounterSnapshot.Builder b = CounterSnapshot.newBuilder().setFormatVersion(FORMAT_VERSION).setValue(value);
-            sessions.forEach((client, s) -> b.addSessions(ClientSession.newBuilder().setClientId(client)
-                    .setLastSequence(s.lastSequence()).setLastValue(s.lastValue())));
-            snapshot = b.build();
-        }
+        CounterSnapshot snapshot = CounterSnapshot.newBuilder().setFormatVersion(FORMAT_VERSION).setValue(value).build();
         try (OutputStream out = writer.addFile(SNAPSHOT_FILE)) {
             snapshot.writeTo(out);
         } catch (IOException e) {
@@ -169,15 +136,9 @@ public final class CounterStateMachine extends StateMachineAdapter {
             LOG.error("counter snapshot {} has format {}; this build reads only {}", reader, snapshot.getFormatVersion(), FORMAT_VERSION);
             return false;
         }
-        synchronized (this) {
-            sessions.clear();
-            for (ClientSession s : snapshot.getSessionsList()) {
-                sessions.put(s.getClientId(), new Session(s.getLastSequence(), s.getLastValue()));
-            }
-            value = snapshot.getValue();
-            appliedIndex = reader.meta().getLastIncludedIndex();
-        }
-        LOG.info("counter loaded snapshot at index {}: value {}, {} client sessions", appliedIndex, value, sessions.size());
+        value = snapshot.getValue();
+        appliedIndex = reader.meta().getLastIncludedIndex();
+        LOG.info("counter loaded snapshot at index {}: value {}", appliedIndex, value);
         return true;
     }
 

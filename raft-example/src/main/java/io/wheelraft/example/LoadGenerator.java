@@ -1,19 +1,25 @@
 package io.wheelraft.example;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Client load for chaos runs, the demo and the benchmark: {@code concurrency} threads, each with
- * its own {@link CounterClient} (its own client id), incrementing by one in a loop. It counts
- * every outcome, so after {@link #stop()} the counter must lie between the acknowledged
- * increments and that plus the unknown ones (and equal the acknowledged count when nothing is
- * unknown). {@link #watchFirstAck} reports the first acknowledgement after a moment, e.g. a kill.
+ * Client load for chaos runs, the demo and the benchmark: {@code concurrency} independent
+ * increments by one kept outstanding at all times through one shared {@code RaftClient} (its async
+ * API: each finished increment starts the next; no thread per request, no batching in the
+ * application). It counts every outcome, so after {@link #stop()} the counter must lie between the
+ * acknowledged increments and that plus the unknown ones (and equal the acknowledged count when
+ * nothing is unknown). {@link #watchFirstAck} reports the first acknowledgement after a moment,
+ * e.g. a kill.
  *
- * <p>Thread-safe. Latencies (nanoseconds) are kept only when asked for, per worker, so recording
- * needs no lock.
+ * <p>Thread-safe. Latencies (nanoseconds) are kept only when asked for and only for increments
+ * that end inside the measured window ({@link #measureFrom}, {@link #measureUntil}); each slot has
+ * its own array, written by one increment at a time, so recording needs no lock.
  */
 final class LoadGenerator implements AutoCloseable {
 
@@ -29,106 +35,112 @@ final class LoadGenerator implements AutoCloseable {
         }
     }
 
-    private final ClusterChannels cluster;
+    private final CounterClient client;
     private final int concurrency;
     private final long timeoutMs;
-    private final long attemptTimeoutMs;
     private final boolean recordLatency;
-    private final List<Thread> workers = new ArrayList<>();
-    private final List<long[]> latencies = new ArrayList<>();
+    private final long[][] latencies;
     private final int[] latencyCounts;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong unknown = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong lastAckNanos = new AtomicLong();
     private final List<String> firstProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final AtomicLong acksFromWatched = new AtomicLong();
+    private volatile CountDownLatch slotsDone;
     private volatile boolean running;
-    private volatile long measureFromNanos = System.nanoTime();
+    /** The measured window; nothing is measured until {@link #measureFrom} is called. */
+    private volatile boolean measuring;
+    private volatile long measureFromNanos;
+    private volatile long measureUntilNanos = Long.MAX_VALUE;
     private volatile AckWatch watch;
     private volatile String countAcksFrom;
     private volatile long countAcksSinceNanos;
-    private final AtomicLong acksFromWatched = new AtomicLong();
     private volatile OperationLog operationLog = OperationLog.NONE;
 
     LoadGenerator(ClusterChannels cluster, int concurrency, long timeoutMs, long attemptTimeoutMs, boolean recordLatency) {
         if (concurrency <= 0) {
             throw new IllegalArgumentException("concurrency must be positive, was " + concurrency);
         }
-        this.cluster = cluster;
+        this.client = new CounterClient(cluster, timeoutMs, attemptTimeoutMs);
         this.concurrency = concurrency;
         this.timeoutMs = timeoutMs;
-        this.attemptTimeoutMs = attemptTimeoutMs;
         this.recordLatency = recordLatency;
+        this.latencies = new long[concurrency][];
         this.latencyCounts = new int[concurrency];
     }
 
     void start() {
         running = true;
+        slotsDone = new CountDownLatch(concurrency);
         for (int i = 0; i < concurrency; i++) {
-            int id = i;
-            latencies.add(new long[1 << 16]);
-            Thread t = new Thread(() -> work(id), "load-" + i);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
+            latencies[i] = new long[recordLatency ? 1024 : 0];
+            next(i);
         }
     }
 
-    private void work(int id) {
-        CounterClient client = new CounterClient(cluster, timeoutMs, attemptTimeoutMs);
-        while (running) {
-            OperationLog log = operationLog;
-            Object op = log.invoked(id);
-            long start = System.nanoTime();
-            CounterClient.Outcome o;
-            try {
-                o = client.incr(1);
-            } catch (RuntimeException e) {
+    /** Records every increment's invocation and outcome from now on (e.g. for a linearizability check). */
+    void logOperations(OperationLog log) {
+        operationLog = log == null ? OperationLog.NONE : log;
+    }
+
+    /** Starts slot {@code id}'s next increment; its completion starts the one after. */
+    private void next(int id) {
+        if (!running) {
+            slotsDone.countDown();
+            return;
+        }
+        OperationLog log = operationLog;
+        Object op = log.invoked(id);
+        long start = System.nanoTime();
+        client.incrAsync(1).whenComplete((o, error) -> {
+            if (error != null) {
                 log.unknown(op, System.nanoTime() - start);
-                if (!running) {
-                    return;
-                }
-                // The client never throws for outcomes; anything here means the command's fate is unknown.
-                unknown.incrementAndGet();
-                note("unknown (client error) " + e);
-                continue;
+                unknown.incrementAndGet(); // incrAsync turns failures into outcomes; anything else is unexplained
+                note("unknown (client error) " + error);
+            } else {
+                log.returned(op, o, System.nanoTime() - start);
+                finished(id, start, o);
             }
-            long end = System.nanoTime();
-            log.returned(op, o, end - start);
-            switch (o.kind()) {
-                case OK -> {
-                    acked.incrementAndGet();
-                    lastAckNanos.set(end);
-                    AckWatch w = watch;
-                    if (w != null && end - w.sinceNanos > 0 && !o.servedBy().equals(w.excluded)) {
-                        w.firstAckNanos.complete(end);
-                    }
-                    String from = countAcksFrom;
-                    if (from != null && from.equals(o.servedBy()) && end - countAcksSinceNanos > 0) {
-                        acksFromWatched.incrementAndGet();
-                    }
-                    if (recordLatency && start - measureFromNanos >= 0) {
-                        record(id, end - start);
-                    }
+            next(id);
+        });
+    }
+
+    private void finished(int id, long start, CounterClient.Outcome o) {
+        long end = System.nanoTime();
+        switch (o.kind()) {
+            case OK -> {
+                acked.incrementAndGet();
+                lastAckNanos.set(end);
+                AckWatch w = watch;
+                if (w != null && end - w.sinceNanos > 0 && !o.servedBy().equals(w.excluded)) {
+                    w.firstAckNanos.complete(end);
                 }
-                case FAIL -> {
-                    failed.incrementAndGet();
-                    note(o.line());
+                String from = countAcksFrom;
+                if (from != null && from.equals(o.servedBy()) && end - countAcksSinceNanos > 0) {
+                    acksFromWatched.incrementAndGet();
                 }
-                case UNKNOWN -> {
-                    unknown.incrementAndGet();
-                    note(o.line());
+                if (recordLatency && measuring && end - measureFromNanos >= 0 && end - measureUntilNanos < 0) {
+                    record(id, end - start);
                 }
+            }
+            case FAIL -> {
+                failed.incrementAndGet();
+                note(o.line());
+            }
+            case UNKNOWN -> {
+                unknown.incrementAndGet();
+                note(o.line());
             }
         }
     }
 
     private void record(int id, long nanos) {
-        long[] a = latencies.get(id);
+        long[] a = latencies[id];
         int n = latencyCounts[id];
         if (n == a.length) {
-            a = java.util.Arrays.copyOf(a, a.length * 2);
-            latencies.set(id, a);
+            a = Arrays.copyOf(a, Math.max(16, a.length * 2));
+            latencies[id] = a;
         }
         a[n] = nanos;
         latencyCounts[id] = n + 1;
@@ -138,11 +150,6 @@ final class LoadGenerator implements AutoCloseable {
         if (firstProblems.size() < 10) {
             firstProblems.add(problem);
         }
-    }
-
-    /** Records every increment's invocation and outcome from now on (e.g. for a linearizability check). */
-    void logOperations(OperationLog log) {
-        operationLog = log == null ? OperationLog.NONE : log;
     }
 
     /** Starts watching for the first acknowledgement after now from a node other than {@code excluded} (null: any). */
@@ -163,16 +170,23 @@ final class LoadGenerator implements AutoCloseable {
         return acksFromWatched.get();
     }
 
-    /** Records latencies only of commands started from now on (after a warm-up). */
+    /** Records latencies of increments acknowledged from {@code nanos} on (after a warm-up). */
     void measureFrom(long nanos) {
         measureFromNanos = nanos;
+        measuring = true;
     }
 
-    /** Asks every worker to stop after its current command and waits for them (each finishes within the client timeout). */
+    /** Stops recording at {@code nanos}: increments acknowledged later are not part of the measured window. */
+    void measureUntil(long nanos) {
+        measureUntilNanos = nanos;
+    }
+
+    /** Asks every slot to stop after its current increment and waits for them (each ends within the client timeout). */
     void stop() throws InterruptedException {
         running = false;
-        for (Thread t : workers) {
-            t.join(timeoutMs + 5000);
+        CountDownLatch done = slotsDone;
+        if (done != null && !done.await(timeoutMs + 5000, TimeUnit.MILLISECONDS)) {
+            note("some increments had not ended " + (timeoutMs + 5000) + " ms after the load stopped");
         }
     }
 
@@ -198,17 +212,19 @@ final class LoadGenerator implements AutoCloseable {
 
     /** All recorded latencies in nanoseconds, sorted; call after {@link #stop()}. */
     long[] sortedLatencies() {
+        List<long[]> parts = new ArrayList<>();
         int total = 0;
-        for (int c : latencyCounts) {
-            total += c;
+        for (int i = 0; i < concurrency; i++) {
+            parts.add(Arrays.copyOf(latencies[i], latencyCounts[i]));
+            total += latencyCounts[i];
         }
         long[] all = new long[total];
         int pos = 0;
-        for (int i = 0; i < concurrency; i++) {
-            System.arraycopy(latencies.get(i), 0, all, pos, latencyCounts[i]);
-            pos += latencyCounts[i];
+        for (long[] p : parts) {
+            System.arraycopy(p, 0, all, pos, p.length);
+            pos += p.length;
         }
-        java.util.Arrays.sort(all);
+        Arrays.sort(all);
         return all;
     }
 

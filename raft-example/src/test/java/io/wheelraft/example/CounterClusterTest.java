@@ -4,14 +4,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
 import io.grpc.stub.StreamObserver;
-import io.wheelraft.rpc.proto.counter.CounterOutcome;
-import io.wheelraft.rpc.proto.counter.CounterResponse;
-import io.wheelraft.rpc.proto.counter.CounterServiceGrpc;
-import io.wheelraft.rpc.proto.counter.IncrCall;
-import io.wheelraft.rpc.proto.counter.IncrCalls;
-import io.wheelraft.rpc.proto.counter.IncrReplies;
-import io.wheelraft.rpc.proto.counter.IncrReply;
-import io.wheelraft.rpc.proto.counter.IncrRequest;
+import io.wheelraft.client.proto.ClientCall;
+import io.wheelraft.client.proto.ClientCalls;
+import io.wheelraft.client.proto.ClientReplies;
+import io.wheelraft.client.proto.ClientReply;
+import io.wheelraft.client.proto.Command;
+import io.wheelraft.client.proto.Outcome;
+import io.wheelraft.client.proto.RaftClientServiceGrpc;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,89 +78,50 @@ class CounterClusterTest {
     }
 
     @Test
-    void sameClientIdAndSequenceIsAppliedOnce() {
-        CounterClient first = new CounterClient(channels, "client-a", 10_000, 1_000);
-        CounterClient retryOfFirst = new CounterClient(channels, "client-a", 10_000, 1_000);
-        assertEquals(7, first.incr(7).value());
-        // The second client shares the id and starts at sequence 1 too: a retry of the same command.
-        CounterClient.Outcome retry = retryOfFirst.incr(7);
-        assertEquals("ok 7", retry.line());
-        assertEquals("ok 7", new CounterClient(channels, 10_000, 1_000).get().line());
-    }
-
-    @Test
-    void incrStreamAnswersEveryCallByItsIdAndEndsAfterTheLast() throws Exception {
+    void aRetriedIncrementIsAppliedOnceWithoutDedupInTheCounter() throws Exception {
         CounterServer leader = awaitLeader();
+        String endpoint = peers.get(servers.indexOf(leader)).endpoint();
+        ClientReply first = sendIncrement(endpoint, "client-a", 1, 7);
+        assertEquals(Outcome.OUTCOME_OK, first.getOutcome(), first.getMessage());
+        assertEquals(7, CounterStateMachine.decodeValue(first.getResult().toByteArray()));
+        // The same client id and sequence again: a retry, answered from the library's retry table.
+        ClientReply retry = sendIncrement(endpoint, "client-a", 1, 7);
+        assertEquals(first.getResult(), retry.getResult());
+        assertEquals("ok 7", new CounterClient(channels, 10_000, 1_000).get().line());
         CounterServer follower = servers.stream().filter(s -> s != leader).findFirst().orElseThrow();
-        StreamRecorder toLeader = new StreamRecorder();
-        var calls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(leader)).endpoint())).incrStream(toLeader);
-        int n = 50;
-        IncrCalls.Builder batch = IncrCalls.newBuilder();
-        for (int i = 1; i <= n; i++) {
-            // Distinct sessions, all in flight at once; call ids deliberately not in send order;
-            // some in one message, the rest one per message.
-            IncrCall call = IncrCall.newBuilder().setCallId(1000 + n - i).setRequest(IncrRequest.newBuilder()
-                    .setClientId("stream-" + i).setSequence(1).setDelta(2)).build();
-            if (i <= n / 2) {
-                batch.addCalls(call);
-            } else {
-                calls.onNext(IncrCalls.newBuilder().addCalls(call).build());
-            }
-        }
-        calls.onNext(batch.build());
-        // A retry of session 1's command on the same stream is answered, not applied again.
-        calls.onNext(IncrCalls.newBuilder().addCalls(IncrCall.newBuilder().setCallId(7).setRequest(IncrRequest.newBuilder()
-                .setClientId("stream-1").setSequence(1).setDelta(2))).build());
-        calls.onCompleted();
-        assertTrue(toLeader.done.await(20, TimeUnit.SECONDS), "the stream ends once every call is answered");
-        assertEquals(null, toLeader.error);
-        assertEquals(n + 1, toLeader.replies.size());
-        java.util.Set<Long> values = new java.util.TreeSet<>();
-        java.util.Map<Long, Long> byCall = new java.util.HashMap<>();
-        for (IncrReply r : toLeader.replies) {
-            assertEquals(CounterOutcome.COUNTER_OUTCOME_OK, r.getResponse().getOutcome(), r.toString());
-            assertEquals(null, byCall.put(r.getCallId(), r.getResponse().getValue()), "one answer per call id");
-        }
-        for (int i = 1; i <= n; i++) {
-            values.add(byCall.get(1000L + n - i));
-        }
-        assertEquals(n, values.size(), "every increment applied once, each seeing its own value");
-        assertEquals(2L * n, (long) java.util.Collections.max(values));
-        assertEquals(byCall.get(1000L + n - 1), byCall.get(7L), "the retry gets the first answer");
-
-        StreamRecorder toFollower = new StreamRecorder();
-        var followerCalls = CounterServiceGrpc.newStub(channels.channel(peers.get(servers.indexOf(follower)).endpoint())).incrStream(toFollower);
-        followerCalls.onNext(IncrCalls.newBuilder().addCalls(IncrCall.newBuilder().setCallId(1).setRequest(IncrRequest.newBuilder()
-                .setClientId("stream-x").setSequence(1).setDelta(1))).build());
-        followerCalls.onCompleted();
-        assertTrue(toFollower.done.await(20, TimeUnit.SECONDS));
-        assertEquals(1, toFollower.replies.size());
-        CounterResponse refused = toFollower.replies.get(0).getResponse();
-        assertEquals(CounterOutcome.COUNTER_OUTCOME_NOT_LEADER, refused.getOutcome());
-        assertEquals(peers.get(servers.indexOf(leader)).endpoint(), refused.getLeaderHint());
-        assertEquals("ok " + (2L * n), new CounterClient(channels, 10_000, 1_000).get().line());
+        ClientReply refused = sendIncrement(peers.get(servers.indexOf(follower)).endpoint(), "client-b", 1, 1);
+        assertEquals(Outcome.OUTCOME_NOT_LEADER, refused.getOutcome());
+        assertEquals(endpoint, refused.getLeaderHint());
     }
 
-    /** Collects the answers of one IncrStream. */
-    private static final class StreamRecorder implements StreamObserver<IncrReplies> {
-        final List<IncrReply> replies = new java.util.concurrent.CopyOnWriteArrayList<>();
-        final CountDownLatch done = new CountDownLatch(1);
-        volatile Throwable error;
+    /** One increment straight on the client service's stream, as a retrying client would send it. */
+    private static ClientReply sendIncrement(String endpoint, String clientId, long sequence, long delta) throws Exception {
+        io.grpc.ManagedChannel channel = io.wheelraft.rpc.RaftChannels.open(endpoint, io.wheelraft.rpc.RpcOptions.defaults());
+        try {
+            java.util.concurrent.CompletableFuture<ClientReply> reply = new java.util.concurrent.CompletableFuture<>();
+            StreamObserver<ClientCalls> calls = RaftClientServiceGrpc.newStub(channel).calls(new StreamObserver<>() {
+                @Override
+                public void onNext(ClientReplies r) {
+                    reply.complete(r.getReplies(0));
+                }
 
-        @Override
-        public void onNext(IncrReplies value) {
-            replies.addAll(value.getRepliesList());
-        }
+                @Override
+                public void onError(Throwable t) {
+                    reply.completeExceptionally(t);
+                }
 
-        @Override
-        public void onError(Throwable t) {
-            error = t;
-            done.countDown();
-        }
-
-        @Override
-        public void onCompleted() {
-            done.countDown();
+                @Override
+                public void onCompleted() {
+                }
+            });
+            calls.onNext(ClientCalls.newBuilder().addCalls(ClientCall.newBuilder().setCallId(1).setGroupId(CounterServiceImpl.GROUP_ID)
+                    .setCommand(Command.newBuilder().setClientId(clientId).setSequence(sequence).setFirstUnacked(sequence)
+                            .setPayload(com.google.protobuf.ByteString.copyFrom(CounterStateMachine.encode(delta))))).build());
+            ClientReply r = reply.get(20, TimeUnit.SECONDS);
+            calls.onCompleted();
+            return r;
+        } finally {
+            channel.shutdownNow();
         }
     }
 

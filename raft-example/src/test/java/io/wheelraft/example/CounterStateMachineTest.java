@@ -45,56 +45,24 @@ class CounterStateMachineTest {
         @Override public ByteBuffer next() { return data.get(++pos); }
     }
 
-    private static final class Recording extends IncrClosure {
-        Status status;
-
-        @Override
-        public void run(Status s) {
-            status = s;
-        }
-    }
-
     @Test
-    void appliesIncrementsAndHandsTheValueToTheClosure() {
+    void appliesIncrementsAndAnswersTheNewValue() {
         CounterStateMachine sm = new CounterStateMachine();
-        Recording a = new Recording();
-        Recording b = new Recording();
-        sm.onApply(new Batch().add(CounterStateMachine.encode("c1", 1, 5), a).add(CounterStateMachine.encode("c2", 1, -2), b));
+        sm.onApply(new Batch().add(ByteBuffer.wrap(CounterStateMachine.encode(5)), null)
+                .add(ByteBuffer.wrap(CounterStateMachine.encode(-2)), null));
         assertEquals(3, sm.value());
-        assertTrue(a.status.isOk());
-        assertEquals(IncrClosure.Result.APPLIED, a.result());
-        assertEquals(5, a.value());
-        assertEquals(3, b.value());
+        assertEquals(2, sm.appliedIndex());
+        assertEquals(3, CounterStateMachine.decodeValue(sm.query(ByteBuffer.allocate(0))));
     }
 
     @Test
-    void retriedIncrementWithTheSameSequenceIsAppliedOnceAndGetsTheFirstAnswer() {
-        CounterStateMachine sm = new CounterStateMachine();
-        Recording first = new Recording();
-        Recording retry = new Recording();
-        sm.onApply(new Batch().add(CounterStateMachine.encode("c1", 1, 10), first)
-                .add(CounterStateMachine.encode("other", 1, 1), null)
-                .add(CounterStateMachine.encode("c1", 1, 10), retry));
-        assertEquals(11, sm.value());
-        assertEquals(IncrClosure.Result.DUPLICATE, retry.result());
-        assertEquals(10, retry.value());
-    }
-
-    @Test
-    void olderSequenceThanTheLastAppliedIsIgnoredAsStale() {
-        CounterStateMachine sm = new CounterStateMachine();
-        Recording stale = new Recording();
-        sm.onApply(new Batch().add(CounterStateMachine.encode("c1", 2, 1), null).add(CounterStateMachine.encode("c1", 1, 1), stale));
-        assertEquals(1, sm.value());
-        assertEquals(IncrClosure.Result.STALE, stale.result());
-    }
-
-    @Test
-    void runsClosuresThatAreNotItsOwnType() {
+    void leavesCompletingClosuresToTheExactlyOnceWrapper() {
         CounterStateMachine sm = new CounterStateMachine();
         AtomicReference<Status> seen = new AtomicReference<>();
-        sm.onApply(new Batch().add(CounterStateMachine.encode("c1", 1, 1), seen::set));
-        assertTrue(seen.get().isOk());
+        sm.onApply(new Batch().add(ByteBuffer.wrap(CounterStateMachine.encode(1)), seen::set));
+        assertEquals(1, sm.value());
+        // Closures are the exactly-once wrapper's to complete; the counter only hands back its answer.
+        assertEquals(null, seen.get());
     }
 
     @Test
@@ -107,19 +75,18 @@ class CounterStateMachineTest {
     }
 
     @Test
-    void refusesACommandOfANewerFormat() {
+    void refusesACommandOfAnotherFormat() {
         CounterStateMachine sm = new CounterStateMachine();
-        byte[] newer = io.wheelraft.rpc.proto.counter.CounterCommand.newBuilder().setFormatVersion(2).setClientId("c").setSequence(1)
-                .setDelta(1).build().toByteArray();
-        Batch batch = new Batch().add(ByteBuffer.wrap(newer), null);
+        byte[] other = io.wheelraft.example.proto.CounterCommand.newBuilder().setFormatVersion(3).setDelta(1).build().toByteArray();
+        Batch batch = new Batch().add(ByteBuffer.wrap(other), null);
         sm.onApply(batch);
-        assertTrue(batch.error.message().contains("format 2"), batch.error.message());
+        assertTrue(batch.error.message().contains("format 3"), batch.error.message());
     }
 
     @Test
-    void snapshotCarriesValueAndSessionsSoRetriesStayExactlyOnceAfterLoading(@TempDir Path dir) throws Exception {
+    void snapshotCarriesTheValue(@TempDir Path dir) throws Exception {
         CounterStateMachine sm = new CounterStateMachine();
-        sm.onApply(new Batch().add(CounterStateMachine.encode("c1", 7, 4), null).add(CounterStateMachine.encode("c2", 3, 6), null));
+        sm.onApply(new Batch().add(ByteBuffer.wrap(CounterStateMachine.encode(4)), null).add(ByteBuffer.wrap(CounterStateMachine.encode(6)), null));
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
             SnapshotWriter writer = storage.create();
             AtomicReference<Status> saved = new AtomicReference<>();
@@ -132,20 +99,15 @@ class CounterStateMachineTest {
                 assertTrue(restored.onSnapshotLoad(reader));
             }
             assertEquals(10, restored.value());
-            assertEquals(2, restored.sessionCount());
-            Recording retry = new Recording();
-            restored.onApply(new Batch().add(CounterStateMachine.encode("c1", 7, 4), retry));
-            assertEquals(10, restored.value());
-            assertEquals(IncrClosure.Result.DUPLICATE, retry.result());
-            assertEquals(4, retry.value());
+            assertEquals(2, restored.appliedIndex());
         }
     }
 
     @Test
-    void encodeNamesTheBadArgument() {
+    void decodeNamesABadAnswer() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> CounterStateMachine.encode("c", 0, 1));
-        assertTrue(e.getMessage().contains("sequence"));
+                () -> CounterStateMachine.decodeValue(new byte[3]));
+        assertTrue(e.getMessage().contains("8 bytes"));
         assertFalse(e.getMessage().isEmpty());
     }
 }

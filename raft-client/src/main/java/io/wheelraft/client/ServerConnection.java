@@ -1,0 +1,244 @@
+package io.wheelraft.client;
+
+import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.wheelraft.client.proto.ClientCall;
+import io.wheelraft.client.proto.ClientCalls;
+import io.wheelraft.client.proto.ClientReplies;
+import io.wheelraft.client.proto.RaftClientServiceGrpc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link RaftClient}'s link to one server: one channel and one bidirectional stream, shared by
+ * every call to that server from any thread. Calls are queued; whichever thread finds the queue
+ * unattended sends everything queued in one message (up to {@link #MAX_CALLS_PER_MESSAGE}), so
+ * concurrent callers coalesce without a thread of their own. Nothing is written while gRPC says
+ * the stream is not ready ({@code isReady}); the stream's {@code onReady} resumes sending, so a
+ * server that reads slowly slows its callers down instead of filling memory.
+ *
+ * <p>Thread-safe: {@link #send} from any thread; replies arrive on gRPC's threads.
+ */
+final class ServerConnection {
+
+    static final int MAX_CALLS_PER_MESSAGE = 1024;
+
+    private record Attempt(PendingCall call, long callId) {
+    }
+
+    /** One stream; replaced by a new one after it breaks. */
+    final class Stream implements ClientResponseObserver<ClientCalls, ClientReplies> {
+        private volatile ClientCallStreamObserver<ClientCalls> requests;
+        volatile boolean broken;
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<ClientCalls> requestStream) {
+            requests = requestStream;
+            requestStream.setOnReadyHandler(ServerConnection.this::drain);
+        }
+
+        @Override
+        public void onNext(ClientReplies replies) {
+            lastHeardNanos = System.nanoTime();
+            gatherWhile(() -> owner.onReplies(ServerConnection.this, replies));
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            end(io.grpc.Status.fromThrowable(t).getCode() + describe(t));
+        }
+
+        @Override
+        public void onCompleted() {
+            end("the server ended the stream");
+        }
+
+        private void end(String why) {
+            if (broken) {
+                return;
+            }
+            broken = true;
+            channel.resetConnectBackoff();
+            owner.onStreamBroken(ServerConnection.this, this, why);
+        }
+
+        void cancel(String why) {
+            ClientCallStreamObserver<ClientCalls> r = requests;
+            if (r != null) {
+                r.cancel(why, null);
+            }
+            end(why);
+        }
+    }
+
+    final String endpoint;
+    private final ManagedChannel channel;
+    private final RaftClientServiceGrpc.RaftClientServiceStub stub;
+    private final RaftClient owner;
+    private final ConcurrentLinkedQueue<Attempt> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private volatile Stream stream;
+    volatile long lastHeardNanos;
+    /** Until when the client avoids this server (its stream just broke), by System.nanoTime. */
+    volatile long avoidUntilNanos;
+    volatile long lastProbeNanos;
+
+    ServerConnection(String endpoint, ManagedChannel channel, RaftClient owner) {
+        this.endpoint = endpoint;
+        this.channel = channel;
+        this.stub = RaftClientServiceGrpc.newStub(channel);
+        this.owner = owner;
+    }
+
+    ManagedChannel channel() {
+        return channel;
+    }
+
+    boolean avoided(long now) {
+        return now - avoidUntilNanos < 0;
+    }
+
+    /**
+     * Connections whose sending waits until this thread has handled the whole message of answers
+     * it is reading: callers that send their next call from an answer's callback then leave
+     * together in one message instead of one message each (Nagle turned around: send at once
+     * when idle, gather while answers are being handled).
+     */
+    private static final ThreadLocal<java.util.Set<ServerConnection>> DEFERRED = new ThreadLocal<>();
+
+    /** Runs {@code body} (handling one message of answers), then sends what it queued. */
+    static void gatherWhile(Runnable body) {
+        if (DEFERRED.get() != null) {
+            body.run();
+            return;
+        }
+        java.util.Set<ServerConnection> deferred = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        DEFERRED.set(deferred);
+        try {
+            body.run();
+        } finally {
+            DEFERRED.remove();
+            for (ServerConnection c : deferred) {
+                c.drain();
+            }
+        }
+    }
+
+    /** Sends now what this thread has gathered (before it blocks, so its own calls are not held back). */
+    static void flushGathered() {
+        java.util.Set<ServerConnection> deferred = DEFERRED.get();
+        if (deferred != null && !deferred.isEmpty()) {
+            java.util.List<ServerConnection> now = new java.util.ArrayList<>(deferred);
+            deferred.clear();
+            for (ServerConnection c : now) {
+                c.drain();
+            }
+        }
+    }
+
+    /** Queues one attempt of {@code call} and sends what is queued if no other thread is doing so. */
+    void send(PendingCall call, long callId) {
+        queue.add(new Attempt(call, callId));
+        java.util.Set<ServerConnection> deferred = DEFERRED.get();
+        if (deferred != null) {
+            deferred.add(this);
+            return;
+        }
+        drain();
+    }
+
+    private void drain() {
+        while (true) {
+            if (!draining.compareAndSet(false, true)) {
+                return; // the thread that holds it sends ours too, or re-checks after letting go
+            }
+            Stream s;
+            try {
+                s = currentStream();
+                ClientCallStreamObserver<ClientCalls> out = s.requests;
+                while (!s.broken && out != null && out.isReady()) {
+                    ClientCalls batch = takeBatch(s);
+                    if (batch == null) {
+                        break;
+                    }
+                    out.onNext(batch);
+                }
+            } catch (RuntimeException e) {
+                Stream broken = stream;
+                if (broken != null) {
+                    broken.cancel("sending failed: " + e);
+                }
+                return;
+            } finally {
+                draining.set(false);
+            }
+            // Re-check after letting go: a call queued (or onReady fired) while we held the flag.
+            ClientCallStreamObserver<ClientCalls> out = s.requests;
+            if (queue.isEmpty() || s.broken || out == null || !out.isReady()) {
+                return;
+            }
+        }
+    }
+
+    private ClientCalls takeBatch(Stream s) {
+        ClientCalls.Builder b = null;
+        int n = 0;
+        long now = System.nanoTime();
+        Attempt a;
+        while (n < MAX_CALLS_PER_MESSAGE && (a = queue.poll()) != null) {
+            PendingCall call = a.call();
+            if (call.done() || call.callId != a.callId()) {
+                continue; // answered or moved elsewhere meanwhile
+            }
+            ClientCall proto = owner.toProto(call, a.callId());
+            call.sentOn = s;
+            call.sentNanos = now;
+            call.attemptSent = true;
+            if (b == null) {
+                b = ClientCalls.newBuilder();
+            }
+            b.addCalls(proto);
+            n++;
+        }
+        return b == null ? null : b.build();
+    }
+
+    private Stream currentStream() {
+        Stream s = stream;
+        if (s == null || s.broken) {
+            s = new Stream();
+            stream = s;
+            stub.calls(s);
+        }
+        return s;
+    }
+
+    /** Takes back every attempt still queued here (the stream broke before they left). */
+    List<PendingCall> takeQueued() {
+        List<PendingCall> calls = new ArrayList<>();
+        Attempt a;
+        while ((a = queue.poll()) != null) {
+            if (!a.call().done() && a.call().callId == a.callId()) {
+                calls.add(a.call());
+            }
+        }
+        return calls;
+    }
+
+    /** Drops the current stream (a silent server): later calls open a new one. */
+    void abandonStream(String why) {
+        Stream s = stream;
+        if (s != null) {
+            s.cancel(why);
+        }
+    }
+
+    private static String describe(Throwable t) {
+        io.grpc.Status s = io.grpc.Status.fromThrowable(t);
+        return s.getDescription() == null ? "" : " " + s.getDescription();
+    }
+}
