@@ -5,7 +5,9 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.core.spi.RaftRequestHandler;
+import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.InstallSnapshotRequest;
@@ -45,6 +47,8 @@ import java.util.function.BiFunction;
 final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftServiceImpl.class);
+    /** Requests that reach a node whose storage failed: the same condition repeats per request. */
+    private static final RateLimitedLog STORAGE_FAILURES = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final HandlerRegistry handlers;
     private final InboundConnectionTracker connections;
@@ -252,7 +256,13 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
             return Status.INVALID_ARGUMENT.withDescription(op + " rejected by group '" + groupId + "' peer '" + peerId + "': "
                     + cause.getMessage()).asRuntimeException();
         }
-        LOG.warn("{} handler of group {} peer {} failed", op, groupId, peerId, cause);
+        if (cause instanceof StorageException) {
+            // The node's own disk failed (it stops itself and says why once): one line, never a
+            // stack trace per incoming request, and no more than one every few seconds.
+            STORAGE_FAILURES.warn(System.nanoTime() / 1_000_000, "{} to group {} peer {} refused: {}", op, groupId, peerId, cause.getMessage());
+        } else {
+            LOG.warn("{} handler of group {} peer {} failed", op, groupId, peerId, cause);
+        }
         return Status.INTERNAL.withDescription(op + " failed in group '" + groupId + "' peer '" + peerId + "': " + cause).asRuntimeException();
     }
 
