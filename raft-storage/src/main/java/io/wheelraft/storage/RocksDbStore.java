@@ -441,16 +441,25 @@ public final class RocksDbStore implements AutoCloseable {
         try {
             return RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
         } catch (RocksDBException e) {
-            String message = String.valueOf(e.getMessage());
-            if (message.contains("lock") || message.contains("LOCK")) {
-                throw new StorageException("data directory " + dir + " is already in use (its LOCK is held by another"
-                        + " process, or this process opened it already): " + message, e);
-            }
-            if (isCorruption(e)) {
-                throw new DamagedStoreException("RocksDB cannot open " + dir + ": " + message);
-            }
-            throw new StorageException("cannot open RocksDB in " + dir + ": " + message, e);
+            throw openFailure(dir, e);
         }
+    }
+
+    /**
+     * What a failed open means. Corruption is checked first: RocksDB's corruption messages name
+     * blocks ("block checksum mismatch"), which a test for the word "lock" would take for a held
+     * LOCK file and report a damaged store as one in use.
+     */
+    static RuntimeException openFailure(Path dir, RocksDBException e) {
+        String message = String.valueOf(e.getMessage());
+        if (isCorruption(e)) {
+            return new DamagedStoreException("RocksDB cannot open " + dir + ": " + message);
+        }
+        if (message.contains("/LOCK") || message.contains("lock file")) {
+            return new StorageException("data directory " + dir + " is already in use (its LOCK is held by another"
+                    + " process, or this process opened it already): " + message, e);
+        }
+        return new StorageException("cannot open RocksDB in " + dir + ": " + message, e);
     }
 
     private void checkFormatVersion() {
