@@ -40,12 +40,20 @@ final class HistoryCheck {
     record Window(double fromSeconds, double toSeconds, int operations, String explanation) {
     }
 
+    /**
+     * Step budget of one search. Every step may leave a memo entry (a few dozen bytes), so a
+     * search that cannot decide (many increments of unknown outcome) would otherwise fill the heap
+     * before its time budget ends: one run's 108 million steps exhausted a 6 GiB heap. A quarter of
+     * the heap at about 64 bytes a step; running out gives UNKNOWN, as the time budget does.
+     */
+    static final long MAX_STEPS = Math.max(1_000_000L, Runtime.getRuntime().maxMemory() / 4 / 64);
+
     private HistoryCheck() {
     }
 
     static Verdict check(List<Operation<CounterModel.Input, Long>> ops, Duration budget) {
         long t0 = System.nanoTime();
-        CheckResult<CounterModel.Input, Long> r = LinearizabilityChecker.check(CounterModel.INSTANCE, ops, budget);
+        CheckResult<CounterModel.Input, Long> r = LinearizabilityChecker.check(CounterModel.INSTANCE, ops, budget, MAX_STEPS);
         int unknown = (int) ops.stream().filter(o -> !o.outcomeKnown()).count();
         Window window = null;
         if (r.outcome() == CheckResult.Outcome.NOT_LINEARIZABLE) {
@@ -86,7 +94,7 @@ final class HistoryCheck {
         long start = a == 0 ? Long.MIN_VALUE : ends.get(a);
         List<Operation<CounterModel.Input, Long>> window = prefix(ops, end, start);
         Model<Long, CounterModel.Input, Long> model = a == 0 ? CounterModel.INSTANCE : FreeStartCounter.INSTANCE;
-        CheckResult<CounterModel.Input, Long> r = LinearizabilityChecker.check(model, window, left(deadline));
+        CheckResult<CounterModel.Input, Long> r = LinearizabilityChecker.check(model, window, left(deadline), MAX_STEPS);
         String spent = System.nanoTime() - deadline > 0
                 ? " (narrowing stopped when its time budget ran out: the window may be wider than needed)" : "";
         return new Window(a == 0 ? 0 : start / 1e9, end / 1e9, window.size(), shorten(r.explanation()) + spent);
@@ -106,7 +114,7 @@ final class HistoryCheck {
 
     /** Whether the operations are proven not linearizable before the deadline (an undecided check counts as not failing). */
     private static boolean fails(Model<Long, CounterModel.Input, Long> model, List<Operation<CounterModel.Input, Long>> ops, long deadline) {
-        return LinearizabilityChecker.check(model, ops, left(deadline)).outcome() == CheckResult.Outcome.NOT_LINEARIZABLE;
+        return LinearizabilityChecker.check(model, ops, left(deadline), MAX_STEPS).outcome() == CheckResult.Outcome.NOT_LINEARIZABLE;
     }
 
     /** The time left until {@code deadline}, at least a millisecond (the checker needs a positive budget). */
