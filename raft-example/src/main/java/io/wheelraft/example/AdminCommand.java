@@ -107,6 +107,12 @@ final class AdminCommand implements Callable<Integer> {
         if (leader.getSelf().equals(peer.toString())) {
             return ok(peer + " already leads in term " + leader.getTerm());
         }
+        // A stopped node cannot answer the leader's TimeoutNow, so the leader would only learn it by
+        // a timeout; the node itself still answers status, so say why at once.
+        Optional<String> refusal = tryStatus(cluster, peer.endpoint(), deadline).flatMap(AdminCommand::cannotLead);
+        if (refusal.isPresent()) {
+            return fail("could not transfer leadership to " + peer + ": " + refusal.get());
+        }
         AdminResult r = onNode(leader.getSelf(), c -> c.transferLeader(CounterServiceImpl.GROUP_ID, "", peer.toString(), remaining(deadline)));
         if (!r.getSuccess()) {
             return fail("could not transfer leadership to " + peer + ": " + describe(r));
@@ -121,6 +127,16 @@ final class AdminCommand implements Callable<Integer> {
             }
             TimeUnit.MILLISECONDS.sleep(20);
         }
+    }
+
+    /** Why a node that answered with {@code status} cannot take leadership, if it cannot. */
+    static Optional<String> cannotLead(NodeStatusResponse target) {
+        return switch (target.getRole()) {
+            case "error" -> Optional.of("it stopped after an unrecoverable error (role error; its log says why); restart it once the cause is fixed");
+            case "repairing" -> Optional.of("it is repairing its log after a storage fault (role repairing) and cannot lead until the leader has caught it up");
+            case "shutdown" -> Optional.of("it is shutting down");
+            default -> Optional.empty();
+        };
     }
 
     private NodeStatusResponse findLeader(ClusterChannels cluster, List<String> endpoints) {
