@@ -24,8 +24,23 @@ public interface Node {
      */
     void apply(Task task);
 
-    /** Runs {@code done} when a linearizable read may be served (ReadIndex or lease, per options). */
+    /**
+     * Runs {@code done} when a linearizable read may be served, confirmed as the node's
+     * {@link NodeOptions#readOnlyOption()} says: {@code readIndex(options.readOnlyOption(), done)}.
+     */
     void readIndex(ReadIndexClosure done);
+
+    /**
+     * Runs {@code done} when a linearizable read may be served, confirmed as {@code option} says
+     * for this one call, whatever the node's options. {@link ReadOnlyOption#READ_INDEX}: the leader
+     * confirms with a heartbeat round to a quorum. {@link ReadOnlyOption#LEASE}: the leader serves
+     * it without a round while its lease is valid (a quorum acknowledged its heartbeats within the
+     * election timeout, bounded by the connection-lost grace and less
+     * {@link NodeOptions#leaseClockDriftMs()}) and runs a round otherwise; a leader that has lost
+     * its lease and cannot reach a quorum serves nothing. On a follower the read is confirmed by
+     * the leader, as the leader's options say.
+     */
+    void readIndex(ReadOnlyOption option, ReadIndexClosure done);
 
     void addPeer(PeerId peer, Closure done);
 

@@ -43,6 +43,7 @@ class FakeNode implements Node {
     @Override public boolean isLeader() { return self.equals(leader); }
     @Override public void apply(Task task) { throw new UnsupportedOperationException(); }
     @Override public void readIndex(ReadIndexClosure done) { throw new UnsupportedOperationException(); }
+    @Override public void readIndex(io.wheelraft.core.ReadOnlyOption option, ReadIndexClosure done) { throw new UnsupportedOperationException(); }
     @Override public void addPeer(PeerId peer, Closure done) { run("addPeer " + peer, done); }
     @Override public void removePeer(PeerId peer, Closure done) { run("removePeer " + peer, done); }
     @Override public void changePeers(Configuration c, Closure done) { run("changePeers " + c, done); }

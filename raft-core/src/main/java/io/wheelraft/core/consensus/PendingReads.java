@@ -10,7 +10,8 @@ import java.util.function.LongPredicate;
 /**
  * The leader's linearizable reads in flight (thesis §6.4): batches waiting for a heartbeat round
  * to be acknowledged by a quorum, and reads that arrived before the leader committed an entry of
- * its own term. Reads are opaque handles to the core. Owned by the Raft lane.
+ * its own term. Reads are opaque handles to the core; reads held for the term's first commit
+ * keep the way their caller chose to confirm them (lease or quorum round). Owned by the Raft lane.
  */
 final class PendingReads {
 
@@ -18,15 +19,19 @@ final class PendingReads {
     }
 
     private final ArrayDeque<Batch> confirming = new ArrayDeque<>();
-    private final List<Object> awaitingTermCommit = new ArrayList<>();
+    private final List<Waiting> awaitingTermCommit = new ArrayList<>();
 
-    void awaitTermCommit(List<Object> handles) {
-        awaitingTermCommit.addAll(handles);
+    /** Reads held until the term's first commit, with whether they may be confirmed by the lease. */
+    record Waiting(List<Object> handles, boolean lease) {
     }
 
-    /** Removes and returns the reads that waited for the first commit of the term. */
-    List<Object> takeAwaitingTermCommit() {
-        List<Object> out = new ArrayList<>(awaitingTermCommit);
+    void awaitTermCommit(List<Object> handles, boolean lease) {
+        awaitingTermCommit.add(new Waiting(List.copyOf(handles), lease));
+    }
+
+    /** Removes and returns the reads that waited for the first commit of the term, in arrival order. */
+    List<Waiting> takeAwaitingTermCommit() {
+        List<Waiting> out = new ArrayList<>(awaitingTermCommit);
         awaitingTermCommit.clear();
         return out;
     }
@@ -53,7 +58,10 @@ final class PendingReads {
 
     /** Leadership is gone: every read fails (with the new leader as a hint, if known). */
     void failAll(RaftEffects effects, PeerId leaderHint) {
-        List<Object> failed = takeAwaitingTermCommit();
+        List<Object> failed = new ArrayList<>();
+        for (Waiting w : takeAwaitingTermCommit()) {
+            failed.addAll(w.handles());
+        }
         for (Batch b : confirming) {
             failed.addAll(b.handles());
         }

@@ -795,7 +795,9 @@ public final class RaftCore {
                 changer.start(held.target(), held.handle(), nowMs);
             }
             if (role == Role.LEADER && reads.hasAwaitingTermCommit()) {
-                startRead(reads.takeAwaitingTermCommit(), nowMs);
+                for (PendingReads.Waiting w : reads.takeAwaitingTermCommit()) {
+                    startRead(w.handles(), w.lease(), nowMs);
+                }
             }
         }
     }
@@ -899,25 +901,35 @@ public final class RaftCore {
     /**
      * Asks for a read index for a batch of reads (opaque handles). On the leader: once it has
      * committed an entry of its term, the current commit index becomes the read index and one
-     * heartbeat round confirms leadership (or the lease does, if enabled and valid); then
-     * {@link RaftEffects#readsConfirmed} fires. Elsewhere, or if leadership is lost first,
-     * {@link RaftEffects#readsFailed}.
+     * heartbeat round confirms leadership (or the lease does, if the node's options choose leases
+     * and the lease is valid); then {@link RaftEffects#readsConfirmed} fires. Elsewhere, or if
+     * leadership is lost first, {@link RaftEffects#readsFailed}.
      */
     public void readIndex(List<Object> handles, long nowMs) {
+        readIndex(handles, config.leaseReads(), nowMs);
+    }
+
+    /**
+     * As {@link #readIndex(List, long)}, with the way of confirming chosen for these reads:
+     * {@code lease} true serves them without a round while the lease ({@link RaftConfig#leaseMs()}
+     * past the heartbeats a quorum last acknowledged) is valid, and falls back to a round when it
+     * is not; false always runs a round.
+     */
+    public void readIndex(List<Object> handles, boolean lease, long nowMs) {
         if (role != Role.LEADER) {
             effects.readsFailed(handles, leader);
             return;
         }
         if (log.term(commitIndex) != term) {
-            reads.awaitTermCommit(handles);
+            reads.awaitTermCommit(handles, lease);
             return;
         }
-        startRead(handles, nowMs);
+        startRead(handles, lease, nowMs);
     }
 
-    private void startRead(List<Object> handles, long nowMs) {
+    private void startRead(List<Object> handles, boolean lease, long nowMs) {
         Membership m = memberships.current();
-        if (config.leaseReads() && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
+        if (lease && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
             effects.readsConfirmed(handles, commitIndex);
             return;
         }

@@ -9,6 +9,7 @@ import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadIndexClosure;
+import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Role;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
@@ -143,7 +144,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Wiring(() -> halted,
                 () -> core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null,
-                () -> core.isLeader() || core.leader() == null, () -> core.leader(), handles -> core.readIndex(handles, now())), fsm);
+                () -> core.isLeader() || core.leader() == null, () -> core.leader(), (handles, lease) -> core.readIndex(handles, lease, now())), fsm);
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));
@@ -308,12 +309,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public void readIndex(ReadIndexClosure done) {
+        readIndex(options.readOnlyOption(), done);
+    }
+
+    @Override
+    public void readIndex(ReadOnlyOption option, ReadIndexClosure done) {
+        Objects.requireNonNull(option, "option");
         Objects.requireNonNull(done, "done");
         if (halted || reads == null) {
             done.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self), -1);
             return;
         }
-        reads.submit(done);
+        reads.submit(done, option);
     }
 
     @Override

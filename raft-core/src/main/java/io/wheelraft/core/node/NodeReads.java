@@ -3,6 +3,7 @@ package io.wheelraft.core.node;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadIndexClosure;
+import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.proto.ReadIndexRequest;
@@ -21,6 +22,12 @@ import java.util.function.LongSupplier;
  * leader confirm its leadership once per batch (locally when this node leads, by a ReadIndex call
  * to the leader otherwise), and runs each read once the state machine has applied the read index.
  * Also answers the ReadIndex calls other members send when this node leads.
+ *
+ * <p>Each read carries the caller's {@link ReadOnlyOption}: on the leader, LEASE reads are served
+ * without a round while its lease holds and READ_INDEX reads always get a quorum round; a batch
+ * shares one confirmation only with reads of the same option. A read asked for on a follower is
+ * confirmed by the leader as the leader's options say (the ReadIndex call does not carry the
+ * option); both ways are linearizable.
  *
  * <p>Reads are handed to the Raft core as opaque handles: a local {@link ReadIndexClosure} or a
  * {@link RemoteRead} (a follower's call); the core reports them confirmed or failed through
@@ -41,14 +48,14 @@ final class NodeReads {
 
         PeerId leader();
 
-        /** Hands reads to the core to confirm leadership for them. */
-        void confirm(List<Object> handles);
+        /** Hands reads to the core to confirm leadership for them, by the lease if {@code lease}. */
+        void confirm(List<Object> handles, boolean lease);
     }
 
     /** A {@link Node} made of functions: how the node shell wires its state in. */
     record Wiring(java.util.function.BooleanSupplier isHalted, java.util.function.Supplier<String> refusalReason,
                   java.util.function.BooleanSupplier localConfirmation, java.util.function.Supplier<PeerId> leaderId,
-                  java.util.function.Consumer<List<Object>> confirmer) implements Node {
+                  java.util.function.BiConsumer<List<Object>, Boolean> confirmer) implements Node {
         @Override
         public boolean halted() {
             return isHalted.getAsBoolean();
@@ -70,8 +77,8 @@ final class NodeReads {
         }
 
         @Override
-        public void confirm(List<Object> handles) {
-            confirmer.accept(handles);
+        public void confirm(List<Object> handles, boolean lease) {
+            confirmer.accept(handles, lease);
         }
     }
 
@@ -86,7 +93,11 @@ final class NodeReads {
     private final LongSupplier rpcTimeoutMs;
     private final Node node;
     private final FsmCaller fsm;
-    private final Queue<ReadIndexClosure> queued = new ConcurrentLinkedQueue<>();
+    /** A read waiting for the lane, with how its caller wants leadership confirmed. */
+    private record Queued(ReadIndexClosure done, ReadOnlyOption option) {
+    }
+
+    private final Queue<Queued> queued = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushPosted = new AtomicBoolean();
 
     NodeReads(String groupId, PeerId self, SerialLane lane, RaftTransport transport, LongSupplier rpcTimeoutMs, Node node, FsmCaller fsm) {
@@ -99,9 +110,12 @@ final class NodeReads {
         this.fsm = fsm;
     }
 
-    /** Queues a read; every read queued before the lane gets to them shares one confirmation. */
-    void submit(ReadIndexClosure done) {
-        queued.add(done);
+    /**
+     * Queues a read, confirmed as {@code option} says; every read of the same option queued before
+     * the lane gets to them shares one confirmation.
+     */
+    void submit(ReadIndexClosure done, ReadOnlyOption option) {
+        queued.add(new Queued(done, option));
         if (flushPosted.compareAndSet(false, true)) {
             lane.execute(this::flush);
         }
@@ -109,14 +123,21 @@ final class NodeReads {
 
     private void flush() {
         flushPosted.set(false);
-        List<Object> batch = new ArrayList<>();
-        ReadIndexClosure c;
-        while ((c = queued.poll()) != null) {
-            batch.add(c);
+        List<Object> byRound = new ArrayList<>();
+        List<Object> byLease = new ArrayList<>();
+        Queued q;
+        while ((q = queued.poll()) != null) {
+            (q.option() == ReadOnlyOption.LEASE ? byLease : byRound).add(q.done());
         }
-        if (batch.isEmpty()) {
-            return;
+        if (!byRound.isEmpty()) {
+            flush(byRound, false);
         }
+        if (!byLease.isEmpty()) {
+            flush(byLease, true);
+        }
+    }
+
+    private void flush(List<Object> batch, boolean lease) {
         String refusal = node.halted() ? null : node.refusal();
         if (node.halted()) {
             failed(batch, null);
@@ -124,7 +145,7 @@ final class NodeReads {
             Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
             batch.forEach(h -> ((ReadIndexClosure) h).run(refused, -1));
         } else if (node.confirmsLocally()) {
-            node.confirm(batch);
+            node.confirm(batch, lease);
         } else {
             askLeader(node.leader(), batch);
         }

@@ -4,7 +4,7 @@ import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.List;
 
@@ -16,15 +16,17 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The classic stale read (thesis §6.4): a leader cut off from the majority keeps believing it
  * leads for a while; the majority elects a new leader and commits a write. A read served by the
  * old leader after that write completed would return the old value. Over many seeds, the old
- * leader's read must fail or include the write, with ReadIndex and with leases.
+ * leader's read must fail or include the write, with ReadIndex and with leases, chosen by the
+ * node's options or per call against them.
  */
 class StaleReadSimulationTest {
 
     private static final int T = 150;
 
-    @ParameterizedTest
-    @EnumSource(ReadOnlyOption.class)
-    void partitionedOldLeaderNeverServesAStaleRead(ReadOnlyOption option) {
+    /** {@code perCall} null: the read uses {@code Node.readIndex(done)}, i.e. the node's option. */
+    @ParameterizedTest(name = "node {0}, call {1}")
+    @CsvSource({"READ_INDEX,", "LEASE,", "READ_INDEX,LEASE", "LEASE,READ_INDEX"})
+    void partitionedOldLeaderNeverServesAStaleRead(ReadOnlyOption option, ReadOnlyOption perCall) {
         int staleWindowsHit = 0;
         for (long seed = 1; seed <= 60; seed++) {
             CommittedLog committed = new CommittedLog("seed " + seed);
@@ -52,13 +54,18 @@ class StaleReadSimulationTest {
             CounterFsm oldFsm = (CounterFsm) c.stateMachine(old);
             Status[] status = new Status[1];
             long[] seen = new long[1];
-            c.node(old).readIndex((s, index) -> {
+            io.wheelraft.core.ReadIndexClosure read = (s, index) -> {
                 status[0] = s;
                 seen[0] = oldFsm.value();
-            });
+            };
+            if (perCall == null) {
+                c.node(old).readIndex(read);
+            } else {
+                c.node(old).readIndex(perCall, read);
+            }
             c.runFor(3L * T);
             if (status[0] != null && status[0].isOk() && seen[0] != 11) {
-                fail("old leader served a stale read: value " + seen[0] + " after the write made it 11 (" + option + "); " + c.replayHint());
+                fail("old leader served a stale read: value " + seen[0] + " after the write made it 11 (node " + option + ", call " + perCall + "); " + c.replayHint());
             }
             c.heal();
             assertTrue(c.runUntil(() -> oldFsm.value() == 11, 20L * T), "old leader did not catch up; " + c.replayHint());
