@@ -18,6 +18,7 @@ import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
+import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
 import org.slf4j.Logger;
@@ -35,9 +36,11 @@ import java.util.function.Consumer;
  *
  * <p>A command is proposed with {@link Node#apply} as a {@link SessionCommand} stamped with this
  * leader's clock; the group's {@link ExactlyOnceStateMachine} applies it once and answers it.
- * A query is served per its consistency: ReadIndex ({@link Node#readIndex}, on a leader or a
- * follower), the leader's lease (only on the leader; the node's {@code readOnlyOption} decides
- * whether a lease or a quorum round confirms it), or a stale read once {@code min_index} is applied.
+ * A query is served per its consistency, whatever the node's {@code readOnlyOption}: linearizable
+ * with {@link Node#readIndex(ReadOnlyOption, io.wheelraft.core.ReadIndexClosure)} and
+ * {@link ReadOnlyOption#READ_INDEX} (a quorum round, on a leader or a follower), lease with
+ * {@link ReadOnlyOption#LEASE} (only on the leader: no round while its lease is valid, a round
+ * otherwise), or a stale read once {@code min_index} is applied.
  *
  * <p>Flow control: a stream reads its next message only while fewer than
  * {@code maxUnansweredPerStream} of its calls are unanswered, and answers wait while the client
@@ -187,16 +190,16 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
                 if (!node.isLeader()) {
                     answer.accept(notLeader(node.getLeaderId(), "a lease read is served by the leader only"));
                 } else {
-                    readIndex(g, query, answer);
+                    readIndex(g, query, ReadOnlyOption.LEASE, answer);
                 }
             }
-            default -> readIndex(g, query, answer);
+            default -> readIndex(g, query, ReadOnlyOption.READ_INDEX, answer);
         }
     }
 
-    private void readIndex(Group g, Query query, Consumer<ClientReply.Builder> answer) {
+    private void readIndex(Group g, Query query, ReadOnlyOption option, Consumer<ClientReply.Builder> answer) {
         Node node = g.node();
-        node.readIndex((status, readIndex) -> {
+        node.readIndex(option, (status, readIndex) -> {
             if (status.isOk()) {
                 answer.accept(answerQuery(g, query));
             } else if (status.code() == RaftError.NOT_LEADER || status.code() == RaftError.LEADERSHIP_LOST) {
