@@ -30,11 +30,7 @@ class ServerStartRefusalTest {
         PeerId self = new PeerId("127.0.0.1", LocalCluster.freePorts(1).get(0));
         try (CounterServer server = CounterServer.start(new CounterServer.Settings(dir, self, List.of(self), 300, 0), new SimpleMeterRegistry());
              ClusterChannels channels = new ClusterChannels(List.of(self.endpoint()))) {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (server.status().role() != Role.LEADER) {
-                assertTrue(System.nanoTime() < deadline, "a single member becomes leader");
-                Thread.sleep(5); // bounded poll for the condition above
-            }
+            LocalCluster.await("a single member becoming leader", 10_000, () -> server.status().role() == Role.LEADER);
             CounterClient client = new CounterClient(channels, 10_000, 2_000);
             for (int i = 0; i < 5; i++) {
                 assertTrue(client.incr(1).ok());

@@ -8,19 +8,16 @@ import org.junit.jupiter.api.TestInfo;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -45,7 +42,7 @@ class StorageFaultIT {
 
     private LocalCluster cluster;
     private Load load;
-    private Path mounted;
+    private TmpfsDisk disk;
 
     private Path baseDir(TestInfo info) throws IOException {
         Path dir = Path.of("target", "storage-fault-it", info.getTestMethod().orElseThrow().getName()).toAbsolutePath();
@@ -63,8 +60,8 @@ class StorageFaultIT {
         if (cluster != null) {
             cluster.close();
         }
-        if (mounted != null) {
-            new ProcessBuilder("umount", "-l", mounted.toString()).start().waitFor(10, TimeUnit.SECONDS);
+        if (disk != null) {
+            disk.close();
         }
     }
 
@@ -79,8 +76,8 @@ class StorageFaultIT {
         ServerProcess follower = follower(leader);
         follower.kill();
         Path logDir = follower.dataDir().resolve("log");
-        Path wal = newest(logDir, ".log");
-        VerifyCommandTest.flip(wal, 40_000, 64);
+        Path wal = DiskFaults.newest(logDir, ".log").orElseThrow();
+        DiskFaults.flip(wal, 40_000, 64);
         WalVerifier.Damage damage = WalVerifier.verifyDirectory(logDir);
         assertNotNull(damage, "the flipped bytes landed inside the WAL's records");
         load.awaitAcked(load.acked() + 300, 20_000);
@@ -109,7 +106,7 @@ class StorageFaultIT {
         Path logDir = follower.dataDir().resolve("log");
         Path sst = largest(logDir, ".sst");
         assertTrue(Files.size(sst) > 32 << 10, "the follower's log reached an SST: " + sst + " is " + Files.size(sst) + " bytes");
-        VerifyCommandTest.flip(sst, Files.size(sst) / 2, 64);
+        DiskFaults.flip(sst, Files.size(sst) / 2, 64);
         load.awaitAcked(load.acked() + 300, 20_000);
 
         follower.start();
@@ -127,17 +124,12 @@ class StorageFaultIT {
         Path base = baseDir(info);
         cluster = new LocalCluster(base, 3, ELECTION_TIMEOUT_MS, 0);
         ServerProcess full = cluster.servers().get(2);
-        mounted = Files.createDirectories(full.dataDir());
         // The log pre-sizes a 64 MiB WAL at start (and holds a second, small one); a little room for
         // SST files, the meta and the options files, and nothing more.
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=72m", "tmpfs", mounted.toString())
-                .redirectErrorStream(true).start();
-        boolean ok = mount.waitFor(10, TimeUnit.SECONDS) && mount.exitValue() == 0;
-        if (!ok) {
-            mounted = null;
-        }
-        Assumptions.assumeTrue(ok, "needs permission to mount a tmpfs (root on Linux): "
-                + new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
+        String unsupported = TmpfsDisk.unsupportedReason();
+        Assumptions.assumeTrue(unsupported == null, "needs a tmpfs: " + unsupported);
+        disk = TmpfsDisk.mount(full.dataDir(), 72L << 20);
+        Path mounted = disk.dir();
         cluster.startAll();
         String leader = cluster.awaitLeader(cluster.endpoints(), 0, 20_000).endpoint();
         if (leader.equals(full.endpoint())) {
@@ -147,7 +139,7 @@ class StorageFaultIT {
         load = new Load(cluster.channels());
         load.awaitAcked(500, 20_000);
 
-        fillUp(mounted.resolve("filler"));
+        disk.fill();
         load.awaitAcked(load.acked() + 200, 20_000);
         String current = cluster.awaitLeader(cluster.endpoints(), 0, 5_000).endpoint();
         String other = cluster.endpoints().stream().filter(e -> !e.equals(full.endpoint()) && !e.equals(current)).findFirst().orElseThrow();
@@ -219,35 +211,9 @@ class StorageFaultIT {
         }
     }
 
-    private static Path newest(Path dir, String suffix) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.toString().endsWith(suffix)).max(Comparator.comparing(p -> p.getFileName().toString())).orElseThrow();
-        }
-    }
-
     private static Path largest(Path dir, String suffix) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(suffix)).max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
-        }
-    }
-
-    /** Writes a file until the file system is full, to the last byte. */
-    private static void fillUp(Path file) {
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException full) {
-            // full to the last MiB
-        }
-        try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.APPEND)) {
-            while (true) {
-                out.write(1);
-                out.flush();
-            }
-        } catch (IOException full) {
-            // full to the last byte
         }
     }
 

@@ -11,12 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -69,12 +66,8 @@ class VerifyCommandTest {
         }
     }
 
-    private static void awaitLeader(CounterServer server) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (server.status().role() != Role.LEADER) {
-            assertTrue(System.nanoTime() < deadline, "a single member becomes leader");
-            Thread.sleep(5); // bounded poll for the condition above
-        }
+    private static void awaitLeader(CounterServer server) throws Exception {
+        LocalCluster.await("a single member becoming leader", 10_000, () -> server.status().role() == Role.LEADER);
     }
 
     private Path copy() throws IOException {
@@ -116,7 +109,7 @@ class VerifyCommandTest {
     void flippedWalRecordsAreReported() throws IOException {
         Path data = copy();
         Path wal = largest(data.resolve("log"), ".log");
-        flip(wal, Math.min(1_000, Files.size(wal) / 2), 64);
+        DiskFaults.flip(wal, Math.min(1_000, Files.size(wal) / 2), 64);
         Result r = verify(data);
         assertEquals(1, r.code(), r.lines().toString());
         assertTrue(r.only("DAMAGED wal").contains(wal.toString()), r.lines().toString());
@@ -127,7 +120,7 @@ class VerifyCommandTest {
     void flippedSstBlockIsReported() throws IOException {
         Path data = copy();
         Path sst = largest(data.resolve("log"), ".sst");
-        flip(sst, Files.size(sst) / 2, 64);
+        DiskFaults.flip(sst, Files.size(sst) / 2, 64);
         Result r = verify(data);
         assertEquals(1, r.code(), r.lines().toString());
         assertTrue(r.only("DAMAGED sst").contains(sst.getFileName().toString()), r.lines().toString());
@@ -137,7 +130,7 @@ class VerifyCommandTest {
     void flippedMetaIsReported() throws IOException {
         Path data = copy();
         Path meta = data.resolve("counter/meta/raft_meta");
-        flip(meta, Files.size(meta) - 2, 1);
+        DiskFaults.flip(meta, Files.size(meta) - 2, 1);
         Result r = verify(data);
         assertEquals(1, r.code(), r.lines().toString());
         assertTrue(r.only("DAMAGED meta").contains(meta.toString()), r.lines().toString());
@@ -159,7 +152,7 @@ class VerifyCommandTest {
         try (Stream<Path> walk = Files.walk(data.resolve("counter/snapshot"))) {
             file = walk.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("__")).findFirst().orElseThrow();
         }
-        flip(file, 0, 4);
+        DiskFaults.flip(file, 0, 4);
         Result r = verify(data);
         assertEquals(1, r.code(), r.lines().toString());
         assertTrue(r.only("DAMAGED snapshot").contains(file.toString()), r.lines().toString());
@@ -185,19 +178,6 @@ class VerifyCommandTest {
             return Files.size(p);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    static void flip(Path file, long offset, int count) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.allocate(count);
-            ch.read(b, offset);
-            b.flip();
-            for (int i = 0; i < b.limit(); i++) {
-                b.put(i, (byte) ~b.get(i));
-            }
-            ch.write(b, offset);
-            ch.force(true);
         }
     }
 }
