@@ -69,10 +69,4 @@ final class RepairTracker {
         Long target = targets.get(peer);
         return target != null && prevIndex >= target && match >= target;
     }
-
-    /** The repair target of {@code peer}, or -1 if it is not repairing. */
-    long target(PeerId peer) {
-        Long target = targets.get(peer);
-        return target == null ? -1 : target;
-    }
 }

@@ -209,11 +209,11 @@ final class Replication {
             }
         } else {
             lowerMatchIfShrunk(peer, pr, req, resp);
-        }
-        if (!resp.getSuccess() && req.getPrevLogIndex() >= pr.match) {
-            // A real conflict (stale rejections below match are ignored): jump back using the hint.
-            pr.becomeProbe();
-            pr.next = Math.max(pr.match + 1, Math.min(nextFromConflictHint(resp), req.getPrevLogIndex()));
+            if (req.getPrevLogIndex() >= pr.match) {
+                // A real conflict (stale rejections below match are ignored): jump back using the hint.
+                pr.becomeProbe();
+                pr.next = Math.max(pr.match + 1, Math.min(nextFromConflictHint(resp), req.getPrevLogIndex()));
+            }
         }
         sendAppends(peer, pr, commitIndex);
         return advanced;
@@ -241,8 +241,11 @@ final class Replication {
             LOG.info("{}: {} holds only up to {} though it acknowledged {}; resending from {}", config.self(), peer, holds, pr.match, holds + 1);
         }
         pr.match = Math.max(0, holds);
-        pr.becomeProbe();
-        pr.next = pr.match + 1;
+        if (holds > req.getPrevLogIndex()) {
+            // The conflict path after this does not run for a rejection below the new match.
+            pr.becomeProbe();
+            pr.next = pr.match + 1;
+        }
     }
 
     /** An append got no answer (peer unreachable, timed out). Heartbeats drive the retry. */

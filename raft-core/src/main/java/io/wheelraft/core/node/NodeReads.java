@@ -138,10 +138,12 @@ final class NodeReads {
     }
 
     private void flush(List<Object> batch, boolean lease) {
-        String refusal = node.halted() ? null : node.refusal();
         if (node.halted()) {
             failed(batch, null);
-        } else if (refusal != null) {
+            return;
+        }
+        String refusal = node.refusal();
+        if (refusal != null) {
             Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
             batch.forEach(h -> ((ReadIndexClosure) h).run(refused, -1));
         } else if (node.confirmsLocally()) {

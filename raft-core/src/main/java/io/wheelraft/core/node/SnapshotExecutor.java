@@ -169,7 +169,7 @@ final class SnapshotExecutor {
         storageFailed.accept(error);
     }
 
-    private static String message(Exception e) {
+    static String message(Exception e) {
         return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 

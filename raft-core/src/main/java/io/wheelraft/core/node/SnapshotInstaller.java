@@ -128,7 +128,7 @@ final class SnapshotInstaller {
             return false;
         }
         storageFailed.accept(io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.STORAGE_ERROR, "%s failed: %s", what,
-                e.getMessage() != null ? e.getMessage() : e.toString()));
+                SnapshotExecutor.message(e)));
         return true;
     }
 

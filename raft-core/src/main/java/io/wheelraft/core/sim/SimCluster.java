@@ -203,9 +203,6 @@ public final class SimCluster {
 
     /** Member {@code i}'s in-memory log (only for clusters without a {@link StorageFactory}). */
     public MemoryLogStorage logStorage(int i) {
-        if (storageFactory != null) {
-            throw new IllegalStateException("member " + i + " runs on storage from a StorageFactory, not in memory");
-        }
         return simLog(i).disk();
     }
 
