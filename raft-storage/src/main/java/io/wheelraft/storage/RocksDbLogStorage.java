@@ -209,7 +209,7 @@ public final class RocksDbLogStorage implements LogStorage {
         }
         byte[] value;
         try {
-            value = store.get(store.logFamily(), LogKeys.key(tag, index), "read of log entry " + index + " of group '" + groupId + "'");
+            value = store.getEntry(store.logFamily(), LogKeys.key(tag, index), groupId, index);
         } catch (LogCorruptionException e) {
             // The caller (the node) stops on it; log the damage once here, not once per retry.
             if (readDamageLogged.compareAndSet(false, true)) {
@@ -381,7 +381,12 @@ public final class RocksDbLogStorage implements LogStorage {
         }
         asyncListener = listener;
         if (asyncListenerSet.compareAndSet(false, true)) {
-            store.onAsyncFailure(e -> asyncListener.accept(e));
+            // The store outlives its groups: a closed log no longer tells its (stopped) node.
+            store.onAsyncFailure(e -> {
+                if (!closed) {
+                    asyncListener.accept(e);
+                }
+            });
         }
     }
 

@@ -229,12 +229,9 @@ public final class RocksDbStore implements AutoCloseable {
     private void verifySstChecksums() {
         long started = System.nanoTime();
         try {
-            db.verifyChecksum();
-        } catch (RocksDBException e) {
-            if (isCorruption(e)) {
-                throw new DamagedStoreException("an SST file of " + dir + " fails verification: " + e.getMessage());
-            }
-            throw new StorageException("cannot verify the SST files of " + dir + ": " + e.getMessage(), e);
+            verifyChecksums();
+        } catch (LogCorruptionException e) {
+            throw new DamagedStoreException(e.getMessage());
         }
         LOG.info("Verified the checksums of the SST files of {} in {} ms", dir, (System.nanoTime() - started) / 1_000_000);
     }
@@ -373,7 +370,9 @@ public final class RocksDbStore implements AutoCloseable {
             }
             WriteOptions writeOptions = track(natives, new WriteOptions());
             ReadOptions readOptions = track(natives, new ReadOptions());
-            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
+            // No walk at open: the offline check walks every entry once itself (verifyAllEntries).
+            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults().withVerifyOnOpen(false), natives, db, handles,
+                    writeOptions, readOptions,
                     new AsyncFailures(absolute));
             store.readOnly = true;
             return store;
@@ -588,18 +587,25 @@ public final class RocksDbStore implements AutoCloseable {
 
     /** Reads a key under the close guard; null if absent. */
     byte[] get(ColumnFamilyHandle cf, byte[] key) {
-        return get(cf, key, "read");
+        return get(cf, key, null, 0);
     }
 
     /**
-     * Reads a key under the close guard; null if absent. {@code what} names the read in errors; a
-     * corrupt block becomes a {@link LogCorruptionException} (RocksDB's message names the file and offset).
+     * Reads log entry {@code index} of {@code groupId} under the close guard; null if absent. A
+     * corrupt block becomes a {@link LogCorruptionException} naming the entry and group (RocksDB's
+     * message names the file and offset). The message is built only on failure: this is the read
+     * path of every entry and term lookup.
      */
-    byte[] get(ColumnFamilyHandle cf, byte[] key, String what) {
+    byte[] getEntry(ColumnFamilyHandle cf, byte[] key, String groupId, long index) {
+        return get(cf, key, groupId, index);
+    }
+
+    private byte[] get(ColumnFamilyHandle cf, byte[] key, String groupId, long index) {
         Lock guard = enter();
         try {
             return db.get(cf, readOptions, key);
         } catch (RocksDBException e) {
+            String what = groupId == null ? "read" : "read of log entry " + index + " of group '" + groupId + "'";
             if (isCorruption(e)) {
                 throw new LogCorruptionException(what + " in " + dir + " hit damaged data: " + e.getMessage(), e);
             }

@@ -89,16 +89,11 @@ final class WalPresizer {
     static long liveWalBytes(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             Optional<Path> newest = files
-                    .filter(p -> p.getFileName().toString().matches("\\d+\\.log"))
-                    .max((a, b) -> Long.compare(walNumber(a), walNumber(b)));
+                    .filter(WalVerifier::isWal)
+                    .max((a, b) -> Long.compare(WalVerifier.number(a), WalVerifier.number(b)));
             return newest.isPresent() ? Files.size(newest.get()) : 0;
         } catch (IOException e) {
             throw new StorageException("cannot list the write-ahead log files in " + dir + ": " + e, e);
         }
-    }
-
-    private static long walNumber(Path p) {
-        String name = p.getFileName().toString();
-        return Long.parseLong(name.substring(0, name.length() - ".log".length()));
     }
 }

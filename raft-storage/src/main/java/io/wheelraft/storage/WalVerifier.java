@@ -67,7 +67,7 @@ public final class WalVerifier {
     public static Damage verifyDirectory(Path dir) {
         List<Path> wals;
         try (Stream<Path> files = Files.list(dir)) {
-            wals = files.filter(p -> p.getFileName().toString().matches("\\d+\\.log"))
+            wals = files.filter(WalVerifier::isWal)
                     .sorted((a, b) -> Long.compare(number(a), number(b)))
                     .toList();
         } catch (IOException e) {
@@ -213,7 +213,13 @@ public final class WalVerifier {
         return (type >= 5 && type <= 8) || type == 11;
     }
 
-    private static long number(Path wal) {
+    /** Whether {@code p} is one of RocksDB's WAL files ({@code NNNNNN.log}). */
+    static boolean isWal(Path p) {
+        return p.getFileName().toString().matches("\\d+\\.log");
+    }
+
+    /** The log number of a WAL file, from its name. */
+    static long number(Path wal) {
         String name = wal.getFileName().toString();
         return Long.parseLong(name.substring(0, name.length() - ".log".length()));
     }
