@@ -1,6 +1,7 @@
 package io.wheelraft.client;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.wheelraft.client.proto.ClientCall;
@@ -160,7 +161,8 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
             if (done.kind == RetryTable.Kind.STALE) {
                 return reply(Outcome.OUTCOME_UNKNOWN).setMessage("stale sequence: the client had already been answered for it");
             }
-            return reply(Outcome.OUTCOME_OK).setResult(ByteString.copyFrom(done.result)).setIndex(done.index);
+            // The retry table keeps this same array to answer retries, so it is never written again.
+            return reply(Outcome.OUTCOME_OK).setResult(UnsafeByteOperations.unsafeWrap(done.result)).setIndex(done.index);
         }
         return switch (status.code()) {
             case NOT_LEADER -> notLeader(status.leaderHint() != null ? status.leaderHint() : node.getLeaderId(), status.message());

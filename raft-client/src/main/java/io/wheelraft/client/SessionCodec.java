@@ -1,5 +1,6 @@
 package io.wheelraft.client;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.wheelraft.client.proto.SessionCommand;
 
@@ -19,10 +20,17 @@ final class SessionCodec {
     }
 
     static ByteBuffer encode(SessionCommand command) {
-        byte[] body = command.toByteArray();
-        ByteBuffer b = ByteBuffer.allocate(4 + body.length);
-        b.putInt(MARKER).put(body).flip();
-        return b;
+        // Serialised straight after the marker: one buffer, no intermediate copy of the body.
+        byte[] out = new byte[4 + command.getSerializedSize()];
+        ByteBuffer.wrap(out).putInt(MARKER);
+        CodedOutputStream coded = CodedOutputStream.newInstance(out, 4, out.length - 4);
+        try {
+            command.writeTo(coded);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("serialising into an array of its exact size cannot fail", e);
+        }
+        coded.checkNoSpaceLeft();
+        return ByteBuffer.wrap(out);
     }
 
     static boolean isSessionCommand(ByteBuffer data) {

@@ -155,7 +155,6 @@ final class StorageFaultRounds {
         double firstAckMs = Double.NaN;
         String snapshot = "not asked";
         double stoppedMs = Double.NaN;
-        List<String> diskLines = List.of();
         try {
             if (newLeader == null) {
                 newLeader = cluster.awaitLeader(cluster.endpoints(), leader.term(), 60_000);
@@ -168,7 +167,6 @@ final class StorageFaultRounds {
             long stopWaitMs = 15_000 + 5L * electionTimeoutMs;
             Observed stop = observe(fullNode, cluster.server(fullNode), stopWaitMs, v -> v.role().equals("error"));
             boolean stopped = stop.reached() || !cluster.server(fullNode).alive() || cluster.view(fullNode, 500).isEmpty();
-            diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
             if (stopped) {
                 stoppedMs = (System.nanoTime() - t0) / 1e6;
                 recorder.event(ChaosRecorder.EventKind.FAULT, full + " stopped answering");
@@ -181,11 +179,11 @@ final class StorageFaultRounds {
             LocalCluster.await("an acknowledged increment while " + full + "'s disk is full", 30_000, () -> load.acked() > before);
         } catch (TimeoutException e) {
             // The cluster stopped serving: that is the finding of this round, not a failure of the runner.
-            diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
             failure = "the cluster stopped serving with " + full + "'s disk full: " + e.getMessage() + " (last seen of " + full + ": "
                     + cluster.view(fullNode, 500).map(LocalCluster.NodeView::toString).orElse("down") + ")";
             LOG.warn("round {}: {}", number, failure);
         }
+        List<String> diskLines = linesAbout(log, logFrom, "No space left", "ENOSPC", "disk full", "out of space");
         disk.free();
         recorder.event(ChaosRecorder.EventKind.RECOVERY, "freed " + full + "'s disk");
         ServerProcess s = cluster.server(fullNode);
