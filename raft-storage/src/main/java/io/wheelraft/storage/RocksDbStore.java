@@ -370,9 +370,7 @@ public final class RocksDbStore implements AutoCloseable {
             }
             WriteOptions writeOptions = track(natives, new WriteOptions());
             ReadOptions readOptions = track(natives, new ReadOptions());
-            // No walk at open: the offline check walks every entry once itself (verifyAllEntries).
-            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults().withVerifyOnOpen(false), natives, db, handles,
-                    writeOptions, readOptions,
+            RocksDbStore store = new RocksDbStore(absolute, RocksDbStoreOptions.defaults(), natives, db, handles, writeOptions, readOptions,
                     new AsyncFailures(absolute));
             store.readOnly = true;
             return store;
