@@ -8,6 +8,7 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.StorageException;
+import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.InstallSnapshotRequest;
@@ -256,6 +257,13 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
             return Status.INVALID_ARGUMENT.withDescription(op + " rejected by group '" + groupId + "' peer '" + peerId + "': "
                     + cause.getMessage()).asRuntimeException();
         }
+        if (cause instanceof TransportException refusal) {
+            // The node's own answer that it cannot take the request (it is stopping: NOT_FOUND or
+            // CLOSED; a discarded acknowledgement: REJECTED). An expected state, not a fault: the
+            // sender sees the same kind it would see from any transport, and nothing is logged.
+            return statusOf(refusal.kind()).withDescription(op + " to group '" + groupId + "' peer '" + peerId + "': "
+                    + refusal.getMessage()).asRuntimeException();
+        }
         if (cause instanceof StorageException) {
             // The node's own disk failed (it stops itself and says why once): one line, never a
             // stack trace per incoming request, and no more than one every few seconds.
@@ -264,6 +272,16 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
             LOG.warn("{} handler of group {} peer {} failed", op, groupId, peerId, cause);
         }
         return Status.INTERNAL.withDescription(op + " failed in group '" + groupId + "' peer '" + peerId + "': " + cause).asRuntimeException();
+    }
+
+    /** The gRPC status that {@link TransportErrors} turns back into {@code kind} at the sender. */
+    private static Status statusOf(TransportException.Kind kind) {
+        return switch (kind) {
+            case NOT_FOUND, CLOSED -> Status.NOT_FOUND; // the node is not (or no longer) running here
+            case TIMEOUT -> Status.DEADLINE_EXCEEDED;
+            case UNREACHABLE -> Status.UNAVAILABLE;
+            case REJECTED -> Status.FAILED_PRECONDITION;
+        };
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -1,19 +1,15 @@
 package io.wheelraft.storage;
 
 import io.wheelraft.core.spi.StorageException;
-import io.wheelraft.proto.LogEntry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 
-import static io.wheelraft.storage.TestEntries.conf;
 import static io.wheelraft.storage.TestEntries.data;
 import static io.wheelraft.storage.TestEntries.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,121 +41,6 @@ class RocksDbLogStorageTest {
     }
 
     @Test
-    void freshLogIsEmptyAndStartsAtOne() {
-        RocksDbLogStorage log = open("g");
-        assertEquals(1, log.firstLogIndex());
-        assertEquals(0, log.lastLogIndex());
-        assertNull(log.entry(1));
-        assertEquals(0, log.term(1));
-        assertTrue(log.configurationEntries().isEmpty());
-    }
-
-    @Test
-    void appendedEntriesReadBackEqualAfterReopen() {
-        RocksDbLogStorage log = open("g");
-        List<LogEntry> entries = List.of(data(1, 1), conf(2, 1, "a:1", "b:2"), data(3, 2, TestEntries.payload(3, 5000)));
-        log.append(entries);
-        assertEquals(3, log.lastLogIndex());
-
-        log = reopen("g");
-        assertEquals(1, log.firstLogIndex());
-        assertEquals(3, log.lastLogIndex());
-        for (LogEntry e : entries) {
-            assertEquals(e, log.entry(e.getIndex()));
-            assertEquals(e.getTerm(), log.term(e.getIndex()));
-        }
-        assertEquals(List.of(entries.get(1)), log.configurationEntries());
-    }
-
-    @Test
-    void outOfRangeReadsReturnNullAndZero() {
-        RocksDbLogStorage log = open("g");
-        log.append(range(1, 5, 1));
-        assertNull(log.entry(0));
-        assertNull(log.entry(6));
-        assertNull(log.entry(-3));
-        assertEquals(0, log.term(6));
-    }
-
-    @Test
-    void rejectsAppendThatDoesNotContinueTheLog() {
-        RocksDbLogStorage log = open("g");
-        log.append(range(1, 3, 1));
-        IllegalArgumentException gap = assertThrows(IllegalArgumentException.class, () -> log.append(range(5, 6, 1)));
-        assertTrue(gap.getMessage().contains("expected 4"), gap.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> log.append(List.of(data(4, 1), data(6, 1))));
-        assertEquals(3, log.lastLogIndex());
-        assertNull(log.entry(4), "a rejected batch writes nothing");
-    }
-
-    @Test
-    void emptyAppendChangesNothing() {
-        RocksDbLogStorage log = open("g");
-        log.append(List.of());
-        assertEquals(0, log.lastLogIndex());
-    }
-
-    @Test
-    void truncatePrefixSurvivesReopen() {
-        RocksDbLogStorage log = open("g");
-        log.append(List.of(conf(1, 1, "a:1"), data(2, 1), conf(3, 1, "a:1", "b:1")));
-        log.append(range(4, 10, 2));
-        log.truncatePrefix(3);
-        assertEquals(3, log.firstLogIndex());
-        assertNull(log.entry(2));
-        assertEquals(1, log.configurationEntries().size());
-
-        log = reopen("g");
-        assertEquals(3, log.firstLogIndex());
-        assertEquals(10, log.lastLogIndex());
-        assertNull(log.entry(1));
-        assertEquals(3, log.configurationEntries().get(0).getIndex());
-        log.append(range(11, 11, 2));
-        assertEquals(11, log.lastLogIndex());
-    }
-
-    @Test
-    void truncatePrefixAtOrBeforeFirstIsANoOp() {
-        RocksDbLogStorage log = open("g");
-        log.append(range(1, 5, 1));
-        log.truncatePrefix(3);
-        log.truncatePrefix(2);
-        log.truncatePrefix(3);
-        assertEquals(3, log.firstLogIndex());
-        assertEquals(5, log.lastLogIndex());
-    }
-
-    @Test
-    void truncatePrefixPastTheEndLeavesAnEmptyLogContinuingThere() {
-        RocksDbLogStorage log = open("g");
-        log.append(range(1, 5, 1));
-        log.truncatePrefix(9);
-        assertEquals(9, log.firstLogIndex());
-        assertEquals(8, log.lastLogIndex());
-        log = reopen("g");
-        assertEquals(9, log.firstLogIndex());
-        assertEquals(8, log.lastLogIndex());
-        log.append(range(9, 9, 3));
-        assertEquals(9, log.lastLogIndex());
-    }
-
-    @Test
-    void truncateSuffixDropsTailIncludingConfigurationCopies() {
-        RocksDbLogStorage log = open("g");
-        log.append(List.of(data(1, 1), conf(2, 1, "a:1"), data(3, 1), conf(4, 1, "a:1", "b:1")));
-        log.truncateSuffix(2);
-        assertEquals(2, log.lastLogIndex());
-        assertNull(log.entry(3));
-        assertEquals(List.of(2L), log.configurationEntries().stream().map(LogEntry::getIndex).toList());
-
-        log.append(List.of(data(3, 2)));
-        log = reopen("g");
-        assertEquals(3, log.lastLogIndex());
-        assertEquals(2, log.term(3));
-        assertEquals(1, log.configurationEntries().size());
-    }
-
-    @Test
     void truncateSuffixAtOrAfterLastIsANoOpAndBelowFirstEmptiesTheLog() {
         RocksDbLogStorage log = open("g");
         log.append(range(1, 6, 1));
@@ -173,35 +54,6 @@ class RocksDbLogStorageTest {
         log = reopen("g");
         assertEquals(4, log.firstLogIndex());
         assertEquals(3, log.lastLogIndex());
-    }
-
-    @Test
-    void resetEmptiesTheLogAndSetsTheNextIndexDurably() {
-        RocksDbLogStorage log = open("g");
-        log.append(List.of(conf(1, 1, "a:1")));
-        log.append(range(2, 20, 1));
-        log.reset(101);
-        assertEquals(101, log.firstLogIndex());
-        assertEquals(100, log.lastLogIndex());
-        assertNull(log.entry(5));
-        assertTrue(log.configurationEntries().isEmpty());
-        assertThrows(IllegalArgumentException.class, () -> log.append(range(21, 21, 1)));
-
-        RocksDbLogStorage reopened = reopen("g");
-        assertEquals(101, reopened.firstLogIndex());
-        assertEquals(100, reopened.lastLogIndex());
-        reopened.append(range(101, 102, 5));
-        assertEquals(5, reopened.term(102));
-    }
-
-    @Test
-    void resetToABackwardIndexIsAllowed() {
-        RocksDbLogStorage log = open("g");
-        log.append(range(1, 10, 1));
-        log.reset(3);
-        assertEquals(3, log.firstLogIndex());
-        assertEquals(2, log.lastLogIndex());
-        assertThrows(IllegalArgumentException.class, () -> log.reset(0));
     }
 
     @Test

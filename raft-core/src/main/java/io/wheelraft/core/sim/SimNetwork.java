@@ -168,6 +168,19 @@ public final class SimNetwork {
         return result;
     }
 
+    /**
+     * What the caller sees when the node refused a request: its own {@link TransportException}
+     * as is (a stopped node's NOT_FOUND), anything else (a malformed request) as REJECTED with the
+     * node's reason, as the gRPC transport does.
+     */
+    private static TransportException asTransportFailure(Throwable error, PeerId target) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof TransportException te) {
+            return te;
+        }
+        return new TransportException(TransportException.Kind.REJECTED, "request rejected by " + target + ": " + cause.getMessage(), cause);
+    }
+
     private <R> void deliver(String from, PeerId target, String groupId,
                              Function<RaftRequestHandler, CompletableFuture<R>> dispatch, CompletableFuture<R> result) {
         Process dest = processes.get(target.endpoint());
@@ -193,7 +206,7 @@ public final class SimNetwork {
                 if (resp != null) {
                     result.complete(resp);
                 } else {
-                    result.completeExceptionally(err);
+                    result.completeExceptionally(asTransportFailure(err, target));
                 }
             });
         });

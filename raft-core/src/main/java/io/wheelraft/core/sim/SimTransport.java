@@ -4,6 +4,7 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.InstallSnapshotRequest;
@@ -17,11 +18,16 @@ import io.wheelraft.proto.TimeoutNowResponse;
 
 import java.util.concurrent.CompletableFuture;
 
-/** The {@link RaftTransport} of one simulated process, backed by {@link SimNetwork}. Simulation thread only. */
+/**
+ * The {@link RaftTransport} of one simulated process, backed by {@link SimNetwork}. Once closed,
+ * its calls fail at once with {@link TransportException.Kind#CLOSED}, as a real transport's do.
+ * Simulation thread only.
+ */
 public final class SimTransport implements RaftTransport {
 
     private final SimNetwork network;
     private final String endpoint;
+    private boolean closed;
 
     SimTransport(SimNetwork network, String endpoint) {
         this.network = network;
@@ -44,26 +50,41 @@ public final class SimTransport implements RaftTransport {
 
     @Override
     public CompletableFuture<RequestVoteResponse> requestVote(PeerId target, RequestVoteRequest request, long timeoutMs) {
+        if (closed) {
+            return closedFailure();
+        }
         return network.call(endpoint, target, request.getGroupId(), request, timeoutMs, h -> h.handleRequestVote(request));
     }
 
     @Override
     public CompletableFuture<AppendEntriesResponse> appendEntries(PeerId target, AppendEntriesRequest request, long timeoutMs) {
+        if (closed) {
+            return closedFailure();
+        }
         return network.call(endpoint, target, request.getGroupId(), request, timeoutMs, h -> h.handleAppendEntries(request));
     }
 
     @Override
     public CompletableFuture<InstallSnapshotResponse> installSnapshot(PeerId target, InstallSnapshotRequest request, long timeoutMs) {
+        if (closed) {
+            return closedFailure();
+        }
         return network.call(endpoint, target, request.getGroupId(), request, timeoutMs, h -> h.handleInstallSnapshot(request));
     }
 
     @Override
     public CompletableFuture<TimeoutNowResponse> timeoutNow(PeerId target, TimeoutNowRequest request, long timeoutMs) {
+        if (closed) {
+            return closedFailure();
+        }
         return network.call(endpoint, target, request.getGroupId(), request, timeoutMs, h -> h.handleTimeoutNow(request));
     }
 
     @Override
     public CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs) {
+        if (closed) {
+            return closedFailure();
+        }
         return network.call(endpoint, target, request.getGroupId(), request, timeoutMs, h -> h.handleReadIndex(request));
     }
 
@@ -77,7 +98,12 @@ public final class SimTransport implements RaftTransport {
         network.process(endpoint).listeners.remove(listener);
     }
 
+    private <R> CompletableFuture<R> closedFailure() {
+        return CompletableFuture.failedFuture(new TransportException(TransportException.Kind.CLOSED, "transport of " + endpoint + " is closed"));
+    }
+
     @Override
     public void close() {
+        closed = true;
     }
 }

@@ -20,6 +20,8 @@ import java.util.List;
  *   <li>The node calls mutating methods from one thread at a time; reads may come from other
  *       threads concurrently and must see either the old or the new state.</li>
  * </ul>
+ *
+ * <p>raft-testkit's {@code LogStorageContract} checks all of this: an implementation passes it.
  */
 public interface LogStorage extends AutoCloseable {
 
@@ -53,6 +55,8 @@ public interface LogStorage extends AutoCloseable {
     /**
      * Empties the log so that the next appended index is {@code nextLogIndex} (after installing a
      * snapshot that ends at {@code nextLogIndex - 1}).
+     *
+     * @throws IllegalArgumentException if {@code nextLogIndex < 1}
      */
     void reset(long nextLogIndex);
 
@@ -89,6 +93,10 @@ public interface LogStorage extends AutoCloseable {
     default void onAsyncFailure(java.util.function.Consumer<StorageException> listener) {
     }
 
+    /**
+     * Releases the log. Idempotent; afterwards reading or writing entries throws
+     * {@link StorageException}.
+     */
     @Override
     void close();
 }

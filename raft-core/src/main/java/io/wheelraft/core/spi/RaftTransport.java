@@ -25,13 +25,18 @@ import java.util.concurrent.Executor;
  * <ul>
  *   <li>Every outgoing call returns at once; its future completes with the response, or
  *       exceptionally with a {@link TransportException} (unreachable, timed out, rejected,
- *       unknown group) within {@code timeoutMs}. A dead peer never blocks the caller.</li>
+ *       unknown group) within {@code timeoutMs}. A dead peer never blocks the caller. When the
+ *       target's handler refuses a request, the caller gets the handler's own
+ *       {@link TransportException} kind (a stopped node's NOT_FOUND), or REJECTED carrying the
+ *       handler's reason for anything else (a malformed request).</li>
  *   <li>Requests from one sender to one target should reach the handler in the order they were
  *       sent (pipelined replication is fast only then); the node stays safe if they do not.</li>
  *   <li>When the connection to a remote endpoint breaks (the process died, its socket reset),
  *       every {@link ConnectionListener} is told within milliseconds; a benign reconnect that
  *       loses nothing is not reported.</li>
  * </ul>
+ *
+ * <p>raft-testkit's {@code RaftTransportContract} checks all of this: an implementation passes it.
  */
 public interface RaftTransport extends AutoCloseable {
 

@@ -1,4 +1,4 @@
-package io.wheelraft.core.transport.local;
+package io.wheelraft.testkit.transport;
 
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.spi.ConnectionListener;
@@ -19,6 +19,7 @@ import io.wheelraft.proto.TimeoutNowResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -84,11 +85,23 @@ public final class LocalTransport implements RaftTransport {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new TransportException(TransportException.Kind.REJECTED, e.toString(), e));
         }
-        if (!answer.isDone()) {
-            network.timer().newTimeout(t -> answer.completeExceptionally(new TransportException(TransportException.Kind.TIMEOUT,
+        // The node's refusal reaches the caller as a TransportException, as over the network: its
+        // own (a stopped node's NOT_FOUND) as is, anything else (a malformed request) as REJECTED.
+        // Timeouts complete this dependent future, never the node's own answer.
+        CompletableFuture<R> result = answer.exceptionallyCompose(error -> CompletableFuture.failedFuture(refusal(error, target)));
+        if (!result.isDone()) {
+            network.timer().newTimeout(t -> result.completeExceptionally(new TransportException(TransportException.Kind.TIMEOUT,
                     "no answer from " + target + " within " + timeoutMs + " ms")), timeoutMs, TimeUnit.MILLISECONDS);
         }
-        return answer;
+        return result;
+    }
+
+    private static TransportException refusal(Throwable error, PeerId target) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof TransportException te) {
+            return te;
+        }
+        return new TransportException(TransportException.Kind.REJECTED, "request rejected by " + target + ": " + cause.getMessage(), cause);
     }
 
     @Override

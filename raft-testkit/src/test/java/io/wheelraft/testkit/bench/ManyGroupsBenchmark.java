@@ -1,4 +1,4 @@
-package io.wheelraft.core.bench;
+package io.wheelraft.testkit.bench;
 
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.Iterator;
@@ -11,7 +11,7 @@ import io.wheelraft.core.node.NodeImpl;
 import io.wheelraft.core.storage.memory.MemoryLogStorage;
 import io.wheelraft.core.storage.memory.MemoryMetaStorage;
 import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
-import io.wheelraft.core.transport.local.LocalNetwork;
+import io.wheelraft.testkit.transport.LocalNetwork;
 import io.wheelraft.timer.HashedWheelTimer;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Many Raft groups in one process (not run by CI; run with
- * {@code mvn -B -q -pl raft-core -am test -Dtest=ManyGroupsBenchmark -Dsurefire.failIfNoSpecifiedTests=false
+ * {@code mvn -B -q -pl raft-testkit -am test -Dtest=ManyGroupsBenchmark -Dsurefire.failIfNoSpecifiedTests=false
  * -Dgroups.count=1000}). Three endpoints host one member of every group each, on one shared
  * runtime and wheel, with in-memory storage and the in-process transport. Prints: threads before
  * and after, heap per node, time until every group has a leader, and CPU used over an idle window.

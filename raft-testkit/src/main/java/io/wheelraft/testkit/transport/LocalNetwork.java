@@ -1,4 +1,4 @@
-package io.wheelraft.core.transport.local;
+package io.wheelraft.testkit.transport;
 
 import io.wheelraft.timer.Timer;
 
