@@ -105,7 +105,7 @@ public final class ExactlyOnceStateMachine implements StateMachine {
 
     @Override
     public void onApply(Iterator iterator) {
-        ReplyBatch.collect(() -> {
+        SendGathering.ANSWERS.gatherWhile(() -> {
             synchronized (lock) {
                 SessionIterator view = new SessionIterator(new IndexTracking(iterator), table);
                 user.onApply(view);

@@ -295,7 +295,7 @@ public final class RaftClient implements AutoCloseable {
 
     private static <T> T await(CompletableFuture<T> f) {
         // Called from an answer's callback (which it should not be), its own call must not wait for the callback to end.
-        ServerConnection.flushGathered();
+        SendGathering.CALLS.flushGathered();
         try {
             return f.join();
         } catch (CompletionException e) {

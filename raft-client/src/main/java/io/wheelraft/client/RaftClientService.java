@@ -236,12 +236,12 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
 
     /**
      * One client's stream. Answers come from several threads, so they are gathered under this
-     * object's lock; the answers of one apply batch leave in one message ({@link ReplyBatch}), and
+     * object's lock; the answers of one apply batch leave in one message ({@link SendGathering#ANSWERS}), and
      * none leave while the client is not reading (they wait for {@code onReady}). Calls in flight
      * when the client goes away are applied or not as usual; their answers are dropped and the
      * client retries them with the same sequence.
      */
-    private final class CallStream implements StreamObserver<ClientCalls>, ReplyBatch.Sender {
+    private final class CallStream implements StreamObserver<ClientCalls>, SendGathering.Sender {
         private final ServerCallStreamObserver<ClientReplies> out;
         /** Guarded by this. */
         private ClientReplies.Builder ready = ClientReplies.newBuilder();
@@ -267,7 +267,7 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
             synchronized (this) {
                 unanswered += calls.getCallsCount();
             }
-            ReplyBatch.collect(() -> {
+            SendGathering.ANSWERS.gatherWhile(() -> {
                 for (ClientCall call : calls.getCallsList()) {
                     long id = call.getCallId();
                     serve(call, r -> answer(r.setCallId(id).build()));
@@ -291,7 +291,7 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
                 }
                 ready.addReplies(reply);
             }
-            if (!ReplyBatch.defer(this)) {
+            if (!SendGathering.ANSWERS.defer(this)) {
                 flush();
             }
         }

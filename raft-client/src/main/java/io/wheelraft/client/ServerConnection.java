@@ -17,13 +17,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A {@link RaftClient}'s link to one server: one channel and one bidirectional stream, shared by
  * every call to that server from any thread. Calls are queued; whichever thread finds the queue
  * unattended sends everything queued in one message (up to {@link #MAX_CALLS_PER_MESSAGE}), so
- * concurrent callers coalesce without a thread of their own. Nothing is written while gRPC says
+ * concurrent callers coalesce without a thread of their own; calls queued by the callbacks of one
+ * message of answers wait until all its answers are handled ({@link SendGathering#CALLS}). Nothing is written while gRPC says
  * the stream is not ready ({@code isReady}); the stream's {@code onReady} resumes sending, so a
  * server that reads slowly slows its callers down instead of filling memory.
  *
  * <p>Thread-safe: {@link #send} from any thread; replies arrive on gRPC's threads.
  */
-final class ServerConnection {
+final class ServerConnection implements SendGathering.Sender {
 
     static final int MAX_CALLS_PER_MESSAGE = 1024;
 
@@ -44,7 +45,8 @@ final class ServerConnection {
         @Override
         public void onNext(ClientReplies replies) {
             lastHeardNanos = System.nanoTime();
-            gatherWhile(() -> owner.onReplies(ServerConnection.this, replies));
+            // Calls that callbacks of these answers queue leave together, once all are handled.
+            SendGathering.CALLS.gatherWhile(() -> owner.onReplies(ServerConnection.this, replies));
         }
 
         @Override
@@ -102,52 +104,17 @@ final class ServerConnection {
         return now - avoidUntilNanos < 0;
     }
 
-    /**
-     * Connections whose sending waits until this thread has handled the whole message of answers
-     * it is reading: callers that send their next call from an answer's callback then leave
-     * together in one message instead of one message each (Nagle turned around: send at once
-     * when idle, gather while answers are being handled).
-     */
-    private static final ThreadLocal<java.util.Set<ServerConnection>> DEFERRED = new ThreadLocal<>();
-
-    /** Runs {@code body} (handling one message of answers), then sends what it queued. */
-    static void gatherWhile(Runnable body) {
-        if (DEFERRED.get() != null) {
-            body.run();
-            return;
-        }
-        java.util.Set<ServerConnection> deferred = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        DEFERRED.set(deferred);
-        try {
-            body.run();
-        } finally {
-            DEFERRED.remove();
-            for (ServerConnection c : deferred) {
-                c.drain();
-            }
-        }
-    }
-
-    /** Sends now what this thread has gathered (before it blocks, so its own calls are not held back). */
-    static void flushGathered() {
-        java.util.Set<ServerConnection> deferred = DEFERRED.get();
-        if (deferred != null && !deferred.isEmpty()) {
-            java.util.List<ServerConnection> now = new java.util.ArrayList<>(deferred);
-            deferred.clear();
-            for (ServerConnection c : now) {
-                c.drain();
-            }
-        }
-    }
-
     /** Queues one attempt of {@code call} and sends what is queued if no other thread is doing so. */
     void send(PendingCall call, long callId) {
         queue.add(new Attempt(call, callId));
-        java.util.Set<ServerConnection> deferred = DEFERRED.get();
-        if (deferred != null) {
-            deferred.add(this);
-            return;
+        if (!SendGathering.CALLS.defer(this)) {
+            drain();
         }
+    }
+
+    /** Sends what is queued, as far as the stream is ready (the gathering's flush). */
+    @Override
+    public void flush() {
         drain();
     }
 

@@ -38,7 +38,8 @@ public interface Node {
      * election timeout, bounded by the connection-lost grace and less
      * {@link NodeOptions#leaseClockDriftMs()}) and runs a round otherwise; a leader that has lost
      * its lease and cannot reach a quorum serves nothing. On a follower the read is confirmed by
-     * the leader, as the leader's options say.
+     * the leader the same way: {@code option} travels with the follower's ReadIndex call (a leader
+     * built before that confirms it as its own options say).
      */
     void readIndex(ReadOnlyOption option, ReadIndexClosure done);
 

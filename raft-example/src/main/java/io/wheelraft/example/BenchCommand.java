@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code bench}: {@code --concurrency} independent increments kept outstanding through one
  * {@code RaftClient} for {@code --duration} seconds after a warm-up; ends with one line
- * {@code N ops/s, p50 X ms, p99 Y ms, p999 Z ms}, counting only increments acknowledged inside the
- * measured window (not the warm-up) divided by that window's length.
+ * {@code N ops/s, p50 X ms, p99 Y ms, p999 Z ms}, counted as raft-bench counts its WheelRaft
+ * client ({@link MeasuredWindow}): increments acknowledged inside the measured window (not the
+ * warm-up) over the window's length; latencies of those that also started inside it.
  */
 @Command(name = "bench", description = "Measure increment throughput and latency against a running cluster.", mixinStandardHelpOptions = true)
 final class BenchCommand implements Callable<Integer> {
@@ -46,28 +47,24 @@ final class BenchCommand implements Callable<Integer> {
             }
             LoadGenerator load = new LoadGenerator(cluster, concurrency, 10_000, 2_000, true);
             load.start();
-            long acked0;
-            long start;
-            long end;
+            MeasuredWindow window;
             try {
                 TimeUnit.SECONDS.sleep(warmupSecs); // the warm-up period itself
-                start = System.nanoTime();
-                load.measureFrom(start);
-                acked0 = load.acked();
-                TimeUnit.SECONDS.sleep(durationSecs); // the measured period itself
-                end = System.nanoTime();
-                load.measureUntil(end);
+                long start = System.nanoTime();
+                window = load.measure(start, start + TimeUnit.SECONDS.toNanos(durationSecs));
+                TimeUnit.SECONDS.sleep(durationSecs); // the measured period itself (the window's end is fixed above)
             } finally {
                 load.stop();
             }
-            long[] lat = load.sortedLatencies();
-            double seconds = (end - start) / 1e9;
-            long ops = lat.length;
-            if (ops == 0) {
-                throw CliException.failed("no increment was acknowledged during the run (" + (load.acked() - acked0) + " acknowledged in total)");
+            long[] lat = window.sortedLatencies();
+            if (window.acknowledged() == 0) {
+                throw CliException.failed("no increment was acknowledged during the measured window (" + load.acked() + " acknowledged in total)");
+            }
+            if (lat.length == 0) {
+                throw CliException.failed("no increment both started and ended within the " + durationSecs + " s window; use a longer --duration");
             }
             spec.commandLine().getOut().println(String.format(Locale.ROOT, "%.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms",
-                    ops / seconds, Stats.rank(lat, 0.50) / 1e6, Stats.rank(lat, 0.99) / 1e6, Stats.rank(lat, 0.999) / 1e6));
+                    window.opsPerSecond(), Stats.rank(lat, 0.50) / 1e6, Stats.rank(lat, 0.99) / 1e6, Stats.rank(lat, 0.999) / 1e6));
             spec.commandLine().getOut().flush();
             if (load.unknown() + load.failed() > 0) {
                 System.err.println(Main.NAME + ": note: " + load.unknown() + " unknown and " + load.failed() + " failed increments during the run");

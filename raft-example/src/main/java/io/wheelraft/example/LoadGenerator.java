@@ -1,7 +1,5 @@
 package io.wheelraft.example;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -17,9 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * nothing is unknown). {@link #watchFirstAck} reports the first acknowledgement after a moment,
  * e.g. a kill.
  *
- * <p>Thread-safe. Latencies (nanoseconds) are kept only when asked for and only for increments
- * that end inside the measured window ({@link #measureFrom}, {@link #measureUntil}); each slot has
- * its own array, written by one increment at a time, so recording needs no lock.
+ * <p>Thread-safe. What a benchmark reports is counted in one {@link MeasuredWindow} fixed in
+ * advance ({@link #measure}); latencies are kept only when asked for.
  */
 final class LoadGenerator implements AutoCloseable {
 
@@ -39,8 +36,6 @@ final class LoadGenerator implements AutoCloseable {
     private final int concurrency;
     private final long timeoutMs;
     private final boolean recordLatency;
-    private final long[][] latencies;
-    private final int[] latencyCounts;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong unknown = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -49,10 +44,8 @@ final class LoadGenerator implements AutoCloseable {
     private final AtomicLong acksFromWatched = new AtomicLong();
     private volatile CountDownLatch slotsDone;
     private volatile boolean running;
-    /** The measured window; nothing is measured until {@link #measureFrom} is called. */
-    private volatile boolean measuring;
-    private volatile long measureFromNanos;
-    private volatile long measureUntilNanos = Long.MAX_VALUE;
+    /** The measured window; null (nothing measured) until {@link #measure} is called. */
+    private volatile MeasuredWindow window;
     private volatile AckWatch watch;
     private volatile String countAcksFrom;
     private volatile long countAcksSinceNanos;
@@ -66,15 +59,12 @@ final class LoadGenerator implements AutoCloseable {
         this.concurrency = concurrency;
         this.timeoutMs = timeoutMs;
         this.recordLatency = recordLatency;
-        this.latencies = new long[concurrency][];
-        this.latencyCounts = new int[concurrency];
     }
 
     void start() {
         running = true;
         slotsDone = new CountDownLatch(concurrency);
         for (int i = 0; i < concurrency; i++) {
-            latencies[i] = new long[recordLatency ? 1024 : 0];
             next(i);
         }
     }
@@ -120,8 +110,9 @@ final class LoadGenerator implements AutoCloseable {
                 if (from != null && from.equals(o.servedBy()) && end - countAcksSinceNanos > 0) {
                     acksFromWatched.incrementAndGet();
                 }
-                if (recordLatency && measuring && end - measureFromNanos >= 0 && end - measureUntilNanos < 0) {
-                    record(id, end - start);
+                MeasuredWindow measured = window;
+                if (measured != null) {
+                    measured.acknowledged(id, start, end);
                 }
             }
             case FAIL -> {
@@ -133,17 +124,6 @@ final class LoadGenerator implements AutoCloseable {
                 note(o.line());
             }
         }
-    }
-
-    private void record(int id, long nanos) {
-        long[] a = latencies[id];
-        int n = latencyCounts[id];
-        if (n == a.length) {
-            a = Arrays.copyOf(a, Math.max(16, a.length * 2));
-            latencies[id] = a;
-        }
-        a[n] = nanos;
-        latencyCounts[id] = n + 1;
     }
 
     private void note(String problem) {
@@ -170,15 +150,15 @@ final class LoadGenerator implements AutoCloseable {
         return acksFromWatched.get();
     }
 
-    /** Records latencies of increments acknowledged from {@code nanos} on (after a warm-up). */
-    void measureFrom(long nanos) {
-        measureFromNanos = nanos;
-        measuring = true;
-    }
-
-    /** Stops recording at {@code nanos}: increments acknowledged later are not part of the measured window. */
-    void measureUntil(long nanos) {
-        measureUntilNanos = nanos;
+    /**
+     * Measures the window {@code [fromNanos, untilNanos]} (System.nanoTime), both bounds fixed now:
+     * increments acknowledged before (the warm-up) or after it are not counted. Read the returned
+     * window after {@link #stop()}.
+     */
+    MeasuredWindow measure(long fromNanos, long untilNanos) {
+        MeasuredWindow w = new MeasuredWindow(concurrency, fromNanos, untilNanos, recordLatency);
+        window = w;
+        return w;
     }
 
     /** Asks every slot to stop after its current increment and waits for them (each ends within the client timeout). */
@@ -208,24 +188,6 @@ final class LoadGenerator implements AutoCloseable {
 
     List<String> problems() {
         return List.copyOf(firstProblems);
-    }
-
-    /** All recorded latencies in nanoseconds, sorted; call after {@link #stop()}. */
-    long[] sortedLatencies() {
-        List<long[]> parts = new ArrayList<>();
-        int total = 0;
-        for (int i = 0; i < concurrency; i++) {
-            parts.add(Arrays.copyOf(latencies[i], latencyCounts[i]));
-            total += latencyCounts[i];
-        }
-        long[] all = new long[total];
-        int pos = 0;
-        for (long[] p : parts) {
-            System.arraycopy(p, 0, all, pos, p.length);
-            pos += p.length;
-        }
-        Arrays.sort(all);
-        return all;
     }
 
     @Override

@@ -654,7 +654,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
                 return;
             }
-            core.readIndex(List.of(new NodeReads.RemoteRead(f)), now());
+            // The follower's caller chose how leadership is confirmed (a quorum round or the lease).
+            ReadOnlyOption option = NodeReads.optionOf(request.getMode(), options.readOnlyOption());
+            core.readIndex(List.of(new NodeReads.RemoteRead(f)), option == ReadOnlyOption.LEASE, now());
         });
         return f;
     }

@@ -6,6 +6,7 @@ import io.wheelraft.core.ReadIndexClosure;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.proto.ReadIndexMode;
 import io.wheelraft.proto.ReadIndexRequest;
 import io.wheelraft.proto.ReadIndexResponse;
 
@@ -25,9 +26,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Each read carries the caller's {@link ReadOnlyOption}: on the leader, LEASE reads are served
  * without a round while its lease holds and READ_INDEX reads always get a quorum round; a batch
- * shares one confirmation only with reads of the same option. A read asked for on a follower is
- * confirmed by the leader as the leader's options say (the ReadIndex call does not carry the
- * option); both ways are linearizable.
+ * shares one confirmation only with reads of the same option. A read asked for on a follower
+ * carries its option in the ReadIndex call ({@link ReadIndexRequest#getMode()}), so the leader
+ * confirms it as the caller chose, not as the leader's own options say; a call without the mode
+ * (from an older member) is confirmed as the leader's options say.
  *
  * <p>Reads are handed to the Raft core as opaque handles: a local {@link ReadIndexClosure} or a
  * {@link RemoteRead} (a follower's call); the core reports them confirmed or failed through
@@ -149,14 +151,18 @@ final class NodeReads {
         } else if (node.confirmsLocally()) {
             node.confirm(batch, lease);
         } else {
-            askLeader(node.leader(), batch);
+            askLeader(node.leader(), batch, lease);
         }
     }
 
-    /** A follower read: the leader confirms its leadership and returns its commit index. */
-    private void askLeader(PeerId leaderId, List<Object> batch) {
+    /**
+     * A follower read: the leader confirms its leadership the way these reads chose ({@code lease}
+     * or a quorum round) and returns its commit index.
+     */
+    private void askLeader(PeerId leaderId, List<Object> batch, boolean lease) {
         ReadIndexRequest req = ReadIndexRequest.newBuilder().setGroupId(groupId).setServerId(self.toString())
-                .setPeerId(leaderId.toString()).setCount(batch.size()).build();
+                .setPeerId(leaderId.toString()).setCount(batch.size())
+                .setMode(lease ? ReadIndexMode.READ_INDEX_MODE_LEASE : ReadIndexMode.READ_INDEX_MODE_QUORUM).build();
         transport.readIndex(leaderId, req, rpcTimeoutMs.getAsLong()).whenComplete((resp, err) -> lane.execute(() -> {
             if (node.halted()) {
                 failed(batch, null);
@@ -166,6 +172,19 @@ final class NodeReads {
                 failed(batch, resp == null || resp.getLeaderId().isEmpty() ? null : PeerId.parse(resp.getLeaderId()));
             }
         }));
+    }
+
+    /**
+     * How the leader confirms a read a follower forwarded with {@code mode}: as the follower's
+     * caller chose, or as {@code leaderDefault} (the leader's own option) when the call names no
+     * mode (a member from before the field) or one this build does not know.
+     */
+    static ReadOnlyOption optionOf(ReadIndexMode mode, ReadOnlyOption leaderDefault) {
+        return switch (mode) {
+            case READ_INDEX_MODE_QUORUM -> ReadOnlyOption.READ_INDEX;
+            case READ_INDEX_MODE_LEASE -> ReadOnlyOption.LEASE;
+            case READ_INDEX_MODE_LEADER_DEFAULT, UNRECOGNIZED -> leaderDefault;
+        };
     }
 
     /** Leadership is confirmed for these reads: each runs once {@code readIndex} is applied. */
