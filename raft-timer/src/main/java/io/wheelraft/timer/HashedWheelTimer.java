@@ -118,8 +118,7 @@ public final class HashedWheelTimer implements Timer {
      * worker raises it to Long.MAX_VALUE before each scan of the stripes and then lowers it to
      * what the scan found, so an add racing with the scan is never missed.
      */
-    @SuppressWarnings("unused") // accessed through WAKE_AT (and read by the test probe)
-    volatile long wakeAt = Long.MAX_VALUE;
+    volatile long wakeAt = Long.MAX_VALUE; // written through WAKE_AT; package-private for the test probe
 
     /** A timer with a 1 ms tick and 2048 ticks per wheel, on the system clock. */
     public HashedWheelTimer() {
