@@ -5,7 +5,7 @@ import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
-import io.wheelraft.core.node.DefaultNodeRuntime;
+import io.wheelraft.core.RaftRuntime;
 import io.wheelraft.rpc.GrpcRaftTransport;
 import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.LocalSnapshotStorage;
@@ -55,7 +55,7 @@ final class ClientTestCluster implements AutoCloseable {
     }
 
     private final HashedWheelTimer timer = new HashedWheelTimer();
-    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2);
+    private final RaftRuntime runtime = RaftRuntime.create(timer, 2, 2, 2);
     private final List<Member> members = new ArrayList<>();
     private final List<PeerId> peers = new ArrayList<>();
     private final ExactlyOnceStateMachine.Options tableOptions;

@@ -1,8 +1,6 @@
 package io.wheelraft.core;
 
-import io.wheelraft.core.node.DefaultNodeRuntime;
 import io.wheelraft.core.node.NodeImpl;
-import io.wheelraft.core.node.NodeRuntime;
 import io.wheelraft.core.spi.RaftTransport;
 
 import java.util.Objects;
@@ -19,15 +17,16 @@ public final class RaftGroupService {
     private final PeerId self;
     private final NodeOptions options;
     private final RaftTransport transport;
-    private final NodeRuntime runtime;
+    private final RaftRuntime runtime;
     private NodeImpl node;
 
     /** A node on the process-wide shared runtime (timing wheel and pools). */
     public RaftGroupService(String groupId, PeerId self, NodeOptions options, RaftTransport transport) {
-        this(groupId, self, options, transport, DefaultNodeRuntime.shared());
+        this(groupId, self, options, transport, RaftRuntime.shared());
     }
 
-    public RaftGroupService(String groupId, PeerId self, NodeOptions options, RaftTransport transport, NodeRuntime runtime) {
+    /** A node on {@code runtime}, which stays the caller's to close after the node has shut down. */
+    public RaftGroupService(String groupId, PeerId self, NodeOptions options, RaftTransport transport, RaftRuntime runtime) {
         this.groupId = groupId;
         this.self = Objects.requireNonNull(self, "self peer id");
         this.options = Objects.requireNonNull(options, "options");
@@ -45,7 +44,7 @@ public final class RaftGroupService {
         if (node != null) {
             throw new IllegalStateException("group " + groupId + " node " + self + " is already started");
         }
-        node = new NodeImpl(groupId, self, options, transport, runtime).start();
+        node = new NodeImpl(groupId, self, options, transport, runtime.nodeRuntime()).start();
         return node;
     }
 

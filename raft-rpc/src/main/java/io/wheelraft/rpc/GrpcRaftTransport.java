@@ -4,7 +4,6 @@ import com.google.protobuf.MessageLite;
 import io.grpc.BindableService;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
-import io.grpc.netty.shaded.io.netty.util.internal.ThreadExecutorMap;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.wheelraft.core.PeerId;
@@ -155,14 +154,14 @@ public final class GrpcRaftTransport implements RaftTransport {
     }
 
     /**
-     * The Netty event loop running the calling thread (gRPC delivers Raft traffic and inline
-     * services, such as the counter's client stream, on these threads), found through Netty's
-     * thread-to-executor map; null on any other thread. A task posted from a loop to itself joins
-     * its task queue and runs after the current reads, with no wake-up.
+     * The Netty event loop running the calling thread, when it is a loop of a WheelRaft gRPC
+     * transport (Raft traffic and inline services, such as the counter's client stream, are
+     * delivered on these threads); null on any other thread. A task posted from a loop to itself
+     * joins its task queue and runs after the current reads, with no wake-up.
      */
     @Override
-    public Executor callingEventLoop() {
-        return ThreadExecutorMap.currentExecutor();
+    public Executor laterOnCallingThread() {
+        return TransportEventLoops.currentLoop();
     }
 
     /**

@@ -83,7 +83,8 @@ public final class RpcOptions {
 
     /**
      * Netty event-loop threads of the transport's own, shared by its server and its channels to
-     * peers; 0 (the default) uses gRPC's process-wide default group (twice the cores). Fewer
+     * peers; 0 (the default) uses a process-wide group shared by every transport that asks for it
+     * (Netty's default size, twice the cores). Fewer
      * loops mean fewer wake-ups between them: with one, a leader's AppendEntries and its reply to
      * the client leave from the loop that received the work. On the 2-core benchmark machine one
      * loop made no difference beyond noise for the counter (docs/benchmarks.md, step 8b). All
@@ -153,10 +154,10 @@ public final class RpcOptions {
             return this;
         }
 
-        /** See {@link RpcOptions#ioThreads()}; 0 for gRPC's shared default group. */
+        /** See {@link RpcOptions#ioThreads()}; 0 for the process-wide shared group. */
         public Builder ioThreads(int threads) {
             if (threads < 0) {
-                throw new IllegalArgumentException("ioThreads must be 0 (gRPC's default event loops) or more, was " + threads);
+                throw new IllegalArgumentException("ioThreads must be 0 (the process-wide shared event loops) or more, was " + threads);
             }
             this.ioThreads = threads;
             return this;

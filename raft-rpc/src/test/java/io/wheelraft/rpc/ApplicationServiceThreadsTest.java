@@ -76,6 +76,6 @@ class ApplicationServiceThreadsTest {
     void aNonBlockingServiceRunsOnTheConnectionsIoThread() {
         String thread = handlerThread(true);
         assertFalse(thread.startsWith("wheelraft-rpc-worker"), thread);
-        assertTrue(thread.contains("grpc") || thread.contains("ELG") || thread.contains("worker-ELG"), thread);
+        assertTrue(thread.startsWith("wheelraft-shared-io-"), "expected one of the transport's event loops, was " + thread);
     }
 }

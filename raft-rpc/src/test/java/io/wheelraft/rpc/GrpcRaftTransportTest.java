@@ -61,7 +61,7 @@ class GrpcRaftTransportTest {
             @Override
             public CompletableFuture<TimeoutNowResponse> handleTimeoutNow(TimeoutNowRequest request) {
                 handlerThread.complete(Thread.currentThread());
-                Executor loop = follower.callingEventLoop();
+                Executor loop = follower.laterOnCallingThread();
                 if (loop == null) {
                     postedTaskThread.completeExceptionally(new AssertionError("no event loop on " + Thread.currentThread()));
                 } else {
@@ -73,7 +73,7 @@ class GrpcRaftTransportTest {
         assertTrue(answer(leader.timeoutNow(followerId, TimeoutNowRequest.newBuilder().setGroupId(GROUP)
                 .setServerId(leaderId.toString()).setPeerId(followerId.toString()).build(), 5000)).getSuccess());
         assertEquals(handlerThread.get(5, TimeUnit.SECONDS), postedTaskThread.get(5, TimeUnit.SECONDS));
-        assertNull(follower.callingEventLoop(), "the test's own thread runs no event loop");
+        assertNull(follower.laterOnCallingThread(), "the test's own thread runs no event loop");
     }
 
     @Test

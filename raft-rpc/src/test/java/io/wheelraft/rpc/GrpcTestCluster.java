@@ -7,10 +7,10 @@ import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
+import io.wheelraft.core.RaftRuntime;
 import io.wheelraft.core.StateMachineAdapter;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
-import io.wheelraft.core.node.DefaultNodeRuntime;
 import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.LocalSnapshotStorage;
 import io.wheelraft.storage.RocksDbStore;
@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * Real Raft nodes in one JVM for integration tests: each member has its own
  * {@link GrpcRaftTransport} on a loopback port, its own RocksDB log, meta file and snapshot
  * directory under {@code root}, and a {@link Counter} state machine, started through
- * {@link RaftGroupService} on one {@link DefaultNodeRuntime} with its own timing wheel (closed with
+ * {@link RaftGroupService} on one {@link RaftRuntime} with its own timing wheel (closed with
  * the cluster). A member can be stopped and restarted on the same port from its data, or have its
  * transport killed while its node keeps running. Used from the test thread only.
  */
@@ -149,7 +149,7 @@ final class GrpcTestCluster implements AutoCloseable {
     }
 
     private final HashedWheelTimer timer = new HashedWheelTimer();
-    private final DefaultNodeRuntime runtime = new DefaultNodeRuntime(timer, 2, 2, 2);
+    private final RaftRuntime runtime = RaftRuntime.create(timer, 2, 2, 2);
     private final int electionTimeoutMs;
     private final List<Member> members = new ArrayList<>();
     private final List<PeerId> peers = new ArrayList<>();

@@ -21,15 +21,20 @@ class TransportEventLoopsTest {
     private static final class ThreadRecordingHandler extends FakeHandler {
         final CompletableFuture<Void> release = new CompletableFuture<>();
         volatile String handledOn;
+        volatile boolean loopKnown;
 
         @Override
         public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
             handledOn = Thread.currentThread().getName();
+            loopKnown = TransportEventLoops.currentLoop() != null;
             return release.thenCompose(v -> super.handleAppendEntries(request));
         }
     }
 
-    /** The thread an answer to {@code from}'s AppendEntries completes on, and the thread the follower handled it on. */
+    /**
+     * The thread an answer to {@code from}'s AppendEntries completes on, and the thread the
+     * follower handled it on; fails if the handling thread did not know its own event loop.
+     */
     private static String[] exchange(GrpcRaftTransport from, GrpcRaftTransport to) throws Exception {
         ThreadRecordingHandler handler = new ThreadRecordingHandler();
         PeerId fromId = Requests.peerAt(from);
@@ -39,7 +44,9 @@ class TransportEventLoopsTest {
         CompletableFuture<String> answeredOn = from.appendEntries(toId, append(fromId, toId, 1, 1, 16), 5000)
                 .thenApply(r -> Thread.currentThread().getName());
         handler.release.complete(null);
-        return new String[] {answeredOn.get(5, TimeUnit.SECONDS), handler.handledOn};
+        String[] threads = {answeredOn.get(5, TimeUnit.SECONDS), handler.handledOn};
+        assertTrue(handler.loopKnown, "the handling thread " + threads[1] + " did not know its event loop");
+        return threads;
     }
 
     @Test
@@ -55,25 +62,28 @@ class TransportEventLoopsTest {
             a.close();
             b.close();
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (liveIoThreads() > 0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertEquals(0, liveIoThreads(), "event-loop threads outlived their transports");
+        awaitNoThreadsNamed("wheelraft-io-");
     }
 
     @Test
-    void byDefaultTrafficRunsOnGrpcsSharedLoops() throws Exception {
+    void byDefaultTrafficRunsOnTheProcessSharedLoopsWhichEndWithTheLastTransport() throws Exception {
         GrpcRaftTransport a = GrpcRaftTransport.builder().listen("127.0.0.1", 0).start();
         GrpcRaftTransport b = GrpcRaftTransport.builder().listen("127.0.0.1", 0).start();
+        GrpcRaftTransport c = GrpcRaftTransport.builder().listen("127.0.0.1", 0).start();
         try {
             String[] threads = exchange(a, b);
-            assertTrue(threads[0].startsWith("grpc-default-worker"), "answer completed on " + threads[0]);
-            assertTrue(threads[1].startsWith("grpc-default-worker"), "request handled on " + threads[1]);
+            assertTrue(threads[0].startsWith("wheelraft-shared-io-"), "answer completed on " + threads[0]);
+            assertTrue(threads[1].startsWith("wheelraft-shared-io-"), "request handled on " + threads[1]);
+            a.close();
+            // a let go of the shared loops; b and c still use them
+            threads = exchange(b, c);
+            assertTrue(threads[1].startsWith("wheelraft-shared-io-"), "request handled on " + threads[1]);
         } finally {
             a.close();
             b.close();
+            c.close();
         }
+        awaitNoThreadsNamed("wheelraft-shared-io-");
     }
 
     @Test
@@ -82,8 +92,16 @@ class TransportEventLoopsTest {
         assertTrue(e.getMessage().contains("ioThreads") && e.getMessage().contains("-1"), e.getMessage());
     }
 
-    private static long liveIoThreads() {
+    private static void awaitNoThreadsNamed(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (liveThreads(prefix) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10); // polling for the threads to end, with the deadline above
+        }
+        assertEquals(0, liveThreads(prefix), "event-loop threads " + prefix + "* outlived their transports");
+    }
+
+    private static long liveThreads(String prefix) {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("wheelraft-io-")).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
     }
 }

@@ -2,8 +2,8 @@ package io.wheelraft.timer;
 
 /**
  * A monotonic time source. Production code uses {@link #system()}; tests use a manual clock
- * (see {@code ManualClock}) whose {@code advance} fires due timeouts on the calling thread, so
- * a whole cluster runs deterministically with no sleeps.
+ * (see {@code ManualClock}, given to a timer's {@code drivenBy}) whose {@code advance} fires due
+ * timeouts on the calling thread, so a whole cluster runs deterministically with no sleeps.
  */
 public interface Clock {
 

@@ -45,8 +45,8 @@ import java.util.concurrent.locks.LockSupport;
  *       half a tick from a clock reading taken under the stripe's lock, after the call, so it
  *       is never early. Such a timeout may fire up to half a tick later than one whose
  *       deadline was read at the call. See docs/timer.md, "Staged schedules".</li>
- *   <li>With a {@link ManualClock} no thread is started: the clock's {@code advance} fires due
- *       timeouts on the calling thread, deterministically.</li>
+ *   <li>Built with {@link Builder#drivenBy(ManualClock)} no thread is started: the clock's
+ *       {@code advance} fires due timeouts on the calling thread, deterministically.</li>
  *   <li>Expired tasks may run on a given {@link Executor}; a throwing task is logged.</li>
  * </ul>
  *
@@ -84,25 +84,25 @@ public final class HashedWheelTimer implements Timer {
         }
     }
 
-    private final Clock clock;
-    private final long startTime;
+    // Package-private for the test probe in src/test (HashedWheelTimerProbe), which watches the
+    // staging protocol from outside; nothing in this package besides it reads them.
+    final Clock clock;
+    final long startTime;
     private final long tickNanos;
     private final long maxPendingTimeouts;
     private final ThreadFactory threadFactory;
     private final TaskRunner runner;
     private final ManualDriver manualDriver;
-    private final WheelStripe[] stripes;
+    final WheelStripe[] stripes;
     private final int stripeMask;
     /** While ticking, the worker passes at least this often, so staged timeouts wait at most this long. */
-    private final long drainNanos;
+    final long drainNanos;
     /**
      * The worker passes at most this long after the earliest due deadline (rather than at the
      * end of its tick), so a timeout is rarely more than this late plus the OS's wake-up delay.
      * Timeouts due within this window of each other are fired by one wake-up.
      */
     private final long slackNanos;
-    /** Tests only: no worker thread; the test calls {@link #runWorkerPass()}. */
-    private final boolean handDriven;
     /** Worker-confined: consecutive passes that saw no staged timeout (QUIET_PASSES = idle). */
     private int quietPasses = QUIET_PASSES;
     /** Counts pending timeouts only when {@code maxPendingTimeouts} is set (exact limit check). */
@@ -118,8 +118,7 @@ public final class HashedWheelTimer implements Timer {
      * worker raises it to Long.MAX_VALUE before each scan of the stripes and then lowers it to
      * what the scan found, so an add racing with the scan is never missed.
      */
-    @SuppressWarnings("unused") // accessed through WAKE_AT
-    private volatile long wakeAt = Long.MAX_VALUE;
+    volatile long wakeAt = Long.MAX_VALUE; // written through WAKE_AT; package-private for the test probe
 
     /** A timer with a 1 ms tick and 2048 ticks per wheel, on the system clock. */
     public HashedWheelTimer() {
@@ -159,7 +158,8 @@ public final class HashedWheelTimer implements Timer {
         this.maxPendingTimeouts = b.maxPendingTimeouts;
         this.threadFactory = b.threadFactory;
         this.runner = new TaskRunner(this, b.taskExecutor);
-        boolean manual = clock instanceof ManualClock;
+        ManualClock manualClock = b.manualClock;
+        boolean manual = manualClock != null;
         // One stripe under a manual clock keeps firing order a pure function of call order.
         // Two stripes per core: a thread's stripe is its id, so spare stripes make two busy
         // threads that were not started together less likely to share one.
@@ -172,10 +172,8 @@ public final class HashedWheelTimer implements Timer {
         this.stripeMask = stripeCount - 1;
         this.drainNanos = Math.max(1, tick / 2);
         this.slackNanos = Math.max(1, tick / SLACK_DIVISOR);
-        this.handDriven = b.handDriven;
         this.startTime = clock.nanoTime();
         if (manual) {
-            ManualClock manualClock = (ManualClock) clock;
             this.manualDriver = new ManualDriver(manualClock);
             manualClock.subscribe(manualDriver);
         } else {
@@ -283,7 +281,7 @@ public final class HashedWheelTimer implements Timer {
         if (w == null) {
             w = startWorker();
             if (w == null) {
-                return; // driven by hand (tests)
+                return; // stopped before the worker started
             }
         }
         if (wakeAt < (long) WAKE_AT.getVolatile(this) && lowerWakeAt(wakeAt)) {
@@ -413,9 +411,6 @@ public final class HashedWheelTimer implements Timer {
     }
 
     private Thread startWorker() {
-        if (handDriven) {
-            return null;
-        }
         synchronized (lifecycle) {
             if (worker == null && !stopped) {
                 Thread t = threadFactory.newThread(this::workerLoop);
@@ -468,7 +463,7 @@ public final class HashedWheelTimer implements Timer {
      * the flags and the worker may park until the next due tick. A caller that then finds the
      * flag down reads the clock and links directly, waking the worker as before.
      */
-    private void pass(List<WheelTimeout> due) {
+    void pass(List<WheelTimeout> due) {
         WAKE_AT.setVolatile(this, Long.MAX_VALUE);
         boolean staging = quietPasses < QUIET_PASSES;
         long now = clock.nanoTime() - startTime;
@@ -518,72 +513,6 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Tests only ({@link Builder#handDriven()}): runs one worker pass and its due tasks on the
-     * calling thread, and returns the relative time at which the worker would pass next.
-     */
-    long runWorkerPass() {
-        if (!handDriven) {
-            throw new IllegalStateException("not a hand-driven timer");
-        }
-        List<WheelTimeout> due = new ArrayList<>();
-        pass(due);
-        runAll(due);
-        return (long) WAKE_AT.getVolatile(this);
-    }
-
-    /** Tests only: relative time on this timer's clock. */
-    long relativeNow() {
-        return clock.nanoTime() - startTime;
-    }
-
-    /** Tests only: whether some stripe currently lets callers stage (the worker is ticking). */
-    boolean isStaging() {
-        for (WheelStripe stripe : stripes) {
-            stripe.lock();
-            try {
-                if (stripe.staging) {
-                    return true;
-                }
-            } finally {
-                stripe.unlock();
-            }
-        }
-        return false;
-    }
-
-    /** Tests only: the worker's staging interval in nanoseconds. */
-    long drainNanos() {
-        return drainNanos;
-    }
-
-    /** Tests only: whether {@code timeout} waits in a staged list (no deadline yet). */
-    boolean isStaged(Timeout timeout) {
-        return inspect(timeout, t -> t.stripe().wheel.isStaged(t));
-    }
-
-    /** Tests only: whether {@code timeout} is linked into a slot of the wheel (not in a list). */
-    boolean isInSlot(Timeout timeout) {
-        return inspect(timeout, t -> t.stripe().wheel.isInSlot(t));
-    }
-
-    /** Tests only: the relative deadline of {@code timeout} (its delay while staged). */
-    long deadlineOf(Timeout timeout) {
-        return inspect(timeout, t -> t.deadline);
-    }
-
-    /** Tests only: reads {@code timeout}'s state under its stripe's lock. */
-    private static <R> R inspect(Timeout timeout, java.util.function.Function<WheelTimeout, R> read) {
-        WheelTimeout t = (WheelTimeout) timeout;
-        WheelStripe stripe = t.stripe();
-        stripe.lock();
-        try {
-            return read.apply(t);
-        } finally {
-            stripe.unlock();
-        }
-    }
-
-    /**
      * Takes every due timeout of every stripe into {@code due} (in deadline order) and returns
      * the earliest relative time at which a stripe has work next. Used under a manual clock,
      * where nothing is ever staged.
@@ -627,7 +556,7 @@ public final class HashedWheelTimer implements Timer {
         }
     }
 
-    private void runAll(List<WheelTimeout> due) {
+    void runAll(List<WheelTimeout> due) {
         if (due.isEmpty()) {
             return;
         }
@@ -711,18 +640,9 @@ public final class HashedWheelTimer implements Timer {
         private Executor taskExecutor;
         private long maxPendingTimeouts = -1;
         private ThreadFactory threadFactory = defaultThreadFactory();
-        private boolean handDriven;
+        private ManualClock manualClock;
 
         private Builder() {
-        }
-
-        /**
-         * Tests only: start no worker thread; the test runs the worker's passes itself with
-         * {@link HashedWheelTimer#runWorkerPass()} on a clock it controls.
-         */
-        Builder handDriven() {
-            this.handDriven = true;
-            return this;
         }
 
         /** The length of one tick: timeouts fire at most about this late. */
@@ -738,9 +658,25 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** The time source; a {@link ManualClock} makes the timer thread-free and deterministic. */
+        /**
+         * The time source the worker thread reads (default {@link Clock#system()}). Replaces an
+         * earlier {@link #drivenBy}. For a timer fired by a {@link ManualClock}, use {@link #drivenBy}.
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
+            this.manualClock = null;
+            return this;
+        }
+
+        /**
+         * No worker thread: {@code clock} is the time source, and its {@link ManualClock#advance}
+         * fires this timer's due timeouts on the advancing thread, deterministically (the wheel
+         * has one stripe, so firing order is a function of call order). Replaces an earlier
+         * {@link #clock}.
+         */
+        public Builder drivenBy(ManualClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            this.manualClock = clock;
             return this;
         }
 
@@ -756,7 +692,7 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** Creates the worker thread (unused with a {@link ManualClock}). */
+        /** Creates the worker thread (unused when {@link #drivenBy driven by} a manual clock). */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = threadFactory;
             return this;

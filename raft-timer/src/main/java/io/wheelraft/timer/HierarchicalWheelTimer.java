@@ -30,8 +30,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Differences from Kafka: time in nanoseconds from a {@link Clock}; a thread of its own
  * waits on the queue (no external reaper calls); a task that throws is logged (Kafka's
- * executor drops the exception); with a {@link ManualClock} no thread is started and due
- * timeouts fire on the thread advancing the clock.
+ * executor drops the exception); built with {@link Builder#drivenBy(ManualClock)} no thread is
+ * started and due timeouts fire on the thread advancing the clock.
  *
  * <p>Thread-safety: all methods may be called from any thread; adds run concurrently with each
  * other (read lock), only the worker's bucket processing takes the write lock. Tasks run after
@@ -82,9 +82,9 @@ public final class HierarchicalWheelTimer implements Timer {
         this.wheel = new TimingWheel(0, tickNanos, b.wheelSize, 0L, queue, pending, this::relativeNow);
         this.poison = new TimerBucket(-1, new AtomicLong(), () -> 0L);
         poison.setExpiration(Long.MIN_VALUE);
-        if (clock instanceof ManualClock manual) {
-            manualDriver = new ManualDriver(manual);
-            manual.subscribe(manualDriver);
+        if (b.manualClock != null) {
+            manualDriver = new ManualDriver(b.manualClock);
+            b.manualClock.subscribe(manualDriver);
         } else {
             manualDriver = null;
         }
@@ -344,6 +344,7 @@ public final class HierarchicalWheelTimer implements Timer {
             t.setDaemon(true);
             return t;
         };
+        private ManualClock manualClock;
 
         private Builder() {
         }
@@ -361,9 +362,24 @@ public final class HierarchicalWheelTimer implements Timer {
             return this;
         }
 
-        /** The time source; a {@link ManualClock} makes the timer thread-free and deterministic. */
+        /**
+         * The time source the worker thread reads (default {@link Clock#system()}). Replaces an
+         * earlier {@link #drivenBy}. For a timer fired by a {@link ManualClock}, use {@link #drivenBy}.
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
+            this.manualClock = null;
+            return this;
+        }
+
+        /**
+         * No worker thread: {@code clock} is the time source, and its {@link ManualClock#advance}
+         * fires this timer's due timeouts on the advancing thread, deterministically. Replaces an
+         * earlier {@link #clock}.
+         */
+        public Builder drivenBy(ManualClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            this.manualClock = clock;
             return this;
         }
 
@@ -373,7 +389,7 @@ public final class HierarchicalWheelTimer implements Timer {
             return this;
         }
 
-        /** Creates the worker thread (unused with a {@link ManualClock}). */
+        /** Creates the worker thread (unused when {@link #drivenBy driven by} a manual clock). */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = threadFactory;
             return this;

@@ -6,8 +6,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A clock that only moves when a test tells it to. Timers built on it start no thread: they
- * subscribe to the clock, and {@link #advance} fires their due timeouts on the calling thread.
+ * A clock that only moves when a test tells it to. Timers built with {@code drivenBy(clock)}
+ * ({@link HashedWheelTimer.Builder#drivenBy}, {@link HierarchicalWheelTimer.Builder#drivenBy})
+ * start no thread: they subscribe to the clock, and {@link #advance} fires their due timeouts on
+ * the calling thread.
  * When {@code advance} returns, every timeout whose deadline is at or before the new time has
  * run, including timeouts that tasks scheduled during the same advance.
  *

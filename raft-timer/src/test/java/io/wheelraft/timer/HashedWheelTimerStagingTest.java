@@ -1,5 +1,13 @@
 package io.wheelraft.timer;
 
+import static io.wheelraft.timer.HashedWheelTimerProbe.deadlineOf;
+import static io.wheelraft.timer.HashedWheelTimerProbe.drainNanos;
+import static io.wheelraft.timer.HashedWheelTimerProbe.isInSlot;
+import static io.wheelraft.timer.HashedWheelTimerProbe.isStaged;
+import static io.wheelraft.timer.HashedWheelTimerProbe.isStaging;
+import static io.wheelraft.timer.HashedWheelTimerProbe.relativeNow;
+import static io.wheelraft.timer.HashedWheelTimerProbe.runWorkerPass;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,7 +71,7 @@ class HashedWheelTimerStagingTest {
 
     private HashedWheelTimer handDriven(long maxPending) {
         HashedWheelTimer t = HashedWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS)
-                .ticksPerWheel(8).maxPendingTimeouts(maxPending).handDriven().build();
+                .ticksPerWheel(8).maxPendingTimeouts(maxPending).threadFactory(HashedWheelTimerProbe.noWorker()).build();
         timers.add(t);
         return t;
     }
@@ -77,20 +85,20 @@ class HashedWheelTimerStagingTest {
         for (int i = 0; i < HashedWheelTimer.ACTIVATE_AFTER_DIRECT; i++) {
             timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
         }
-        timer.runWorkerPass(); // sees the burst: keeps ticking
-        timer.runWorkerPass(); // lets callers stage
-        assertTrue(timer.isStaging(), "worker should be ticking after a burst of schedules");
+        runWorkerPass(timer); // sees the burst: keeps ticking
+        runWorkerPass(timer); // lets callers stage
+        assertTrue(isStaging(timer), "worker should be ticking after a burst of schedules");
     }
 
     @Test
     void aFewSchedulesDoNotMakeTheWorkerTick() {
         HashedWheelTimer timer = handDriven(0);
         for (int i = 0; i < HashedWheelTimer.ACTIVATE_AFTER_DIRECT - 1; i++) {
-            assertFalse(timer.isStaged(timer.newTimeout(t -> { }, 1, TimeUnit.HOURS)));
+            assertFalse(isStaged(timer, timer.newTimeout(t -> { }, 1, TimeUnit.HOURS)));
         }
-        timer.runWorkerPass();
-        timer.runWorkerPass();
-        assertFalse(timer.isStaging());
+        runWorkerPass(timer);
+        runWorkerPass(timer);
+        assertFalse(isStaging(timer));
     }
 
     @Test
@@ -100,7 +108,7 @@ class HashedWheelTimerStagingTest {
         long reads = clock.reads.get();
         int n = HashedWheelTimer.STAMP_EVERY - 1; // the next one would stamp the list itself
         for (int i = 0; i < n; i++) {
-            assertTrue(timer.isStaged(timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS)));
+            assertTrue(isStaged(timer, timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS)));
         }
         assertEquals(reads, clock.reads.get(), "a staged schedule must not read the clock");
         assertEquals(HashedWheelTimer.ACTIVATE_AFTER_DIRECT + n, timer.pendingTimeouts());
@@ -110,23 +118,23 @@ class HashedWheelTimerStagingTest {
     void drainStampsTheDeadlineFromTheDrainTimeSoItNeverFiresEarly() {
         HashedWheelTimer timer = handDriven(0);
         startTicking(timer);
-        long calledAt = timer.relativeNow();
+        long calledAt = relativeNow(timer);
         Timeout t = timer.newTimeout(record("x"), 10, TimeUnit.MILLISECONDS);
-        assertTrue(timer.isStaged(t));
-        assertEquals(10 * MS, timer.deadlineOf(t), "a staged timeout holds its delay");
+        assertTrue(isStaged(timer, t));
+        assertEquals(10 * MS, deadlineOf(timer, t), "a staged timeout holds its delay");
 
         clock.advance(400_000); // the drain comes 0.4 ms after the call
-        long drainedAt = timer.relativeNow();
-        timer.runWorkerPass();
-        assertFalse(timer.isStaged(t));
-        assertEquals(drainedAt + 10 * MS, timer.deadlineOf(t));
-        assertTrue(timer.deadlineOf(t) >= calledAt + 10 * MS);
+        long drainedAt = relativeNow(timer);
+        runWorkerPass(timer);
+        assertFalse(isStaged(timer, t));
+        assertEquals(drainedAt + 10 * MS, deadlineOf(timer, t));
+        assertTrue(deadlineOf(timer, t) >= calledAt + 10 * MS);
 
         clock.advance(10 * MS - 1);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of(), fired, "fired before its stamped deadline");
         clock.advance(1);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("x"), fired);
         assertTrue(t.isExpired());
     }
@@ -140,15 +148,15 @@ class HashedWheelTimerStagingTest {
         for (int i = 0; i < HashedWheelTimer.STAMP_EVERY - 1; i++) {
             stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
         }
-        assertTrue(stream.stream().allMatch(timer::isStaged));
+        assertTrue(stream.stream().allMatch(t -> isStaged(timer, t)));
         clock.advance(100_000);
-        long stampedAt = timer.relativeNow();
+        long stampedAt = relativeNow(timer);
         stream.add(timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS));
         assertEquals(reads + 1, clock.reads.get() - 1, "one clock read per " + HashedWheelTimer.STAMP_EVERY
                 + " staged schedules (plus the test's own)");
         for (Timeout t : stream) {
-            assertFalse(timer.isStaged(t));
-            assertEquals(stampedAt + 5 * MS, timer.deadlineOf(t));
+            assertFalse(isStaged(timer, t));
+            assertEquals(stampedAt + 5 * MS, deadlineOf(timer, t));
         }
     }
 
@@ -158,9 +166,9 @@ class HashedWheelTimerStagingTest {
         startTicking(timer);
         timer.newTimeout(record("now"), 0, TimeUnit.MILLISECONDS);
         clock.advance(300_000);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of(), fired, "the drain time is the deadline; the pass that drained started earlier");
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("now"), fired);
     }
 
@@ -171,9 +179,9 @@ class HashedWheelTimerStagingTest {
         timer.newTimeout(record("a"), 5, TimeUnit.MILLISECONDS);
         timer.newTimeout(record("b"), 5, TimeUnit.MILLISECONDS);
         timer.newTimeout(record("early"), 4, TimeUnit.MILLISECONDS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         clock.advance(6 * MS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("early", "a", "b"), fired);
     }
 
@@ -188,9 +196,9 @@ class HashedWheelTimerStagingTest {
         assertTrue(previous.isCancelled());
         assertFalse(previous.cancel(), "second cancel");
         assertEquals(before + 1, timer.pendingTimeouts(), "no longer counted as pending");
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         clock.advance(5 * MS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("next"), fired);
         assertTrue(next.isExpired());
         assertFalse(previous.isExpired());
@@ -203,13 +211,13 @@ class HashedWheelTimerStagingTest {
         Timeout previous = timer.newTimeout(record("previous"), 3, TimeUnit.MILLISECONDS);
         Timeout next = timer.newTimeout(record("next"), 3, TimeUnit.MILLISECONDS);
         assertTrue(previous.cancel());
-        assertFalse(timer.isInSlot(previous));
-        timer.runWorkerPass();
-        assertFalse(timer.isStaged(previous), "the drain took it off the staged list");
-        assertFalse(timer.isInSlot(previous), "and dropped it instead of linking it");
-        assertTrue(timer.isInSlot(next));
+        assertFalse(isInSlot(timer, previous));
+        runWorkerPass(timer);
+        assertFalse(isStaged(timer, previous), "the drain took it off the staged list");
+        assertFalse(isInSlot(timer, previous), "and dropped it instead of linking it");
+        assertTrue(isInSlot(timer, next));
         clock.advance(5 * MS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("next"), fired);
     }
 
@@ -221,19 +229,19 @@ class HashedWheelTimerStagingTest {
         for (int i = 0; i < HashedWheelTimer.STAMP_EVERY; i++) { // the last one stamps the list
             stream.add(timer.newTimeout(record("t" + i), 0, TimeUnit.MILLISECONDS));
         }
-        long stampedAt = timer.relativeNow();
+        long stampedAt = relativeNow(timer);
         for (Timeout t : stream) {
-            assertFalse(timer.isStaged(t), "stamped");
-            assertFalse(timer.isInSlot(t), "but not linked: a cancel before the worker's pass touches no slot");
-            assertEquals(stampedAt, timer.deadlineOf(t));
+            assertFalse(isStaged(timer, t), "stamped");
+            assertFalse(isInSlot(timer, t), "but not linked: a cancel before the worker's pass touches no slot");
+            assertEquals(stampedAt, deadlineOf(timer, t));
         }
         Timeout cancelled = stream.remove(0);
         assertTrue(cancelled.cancel());
         clock.advance(1);
-        timer.runWorkerPass(); // links the stamped ones before expiring: their deadlines have passed
+        runWorkerPass(timer); // links the stamped ones before expiring: their deadlines have passed
         assertEquals(HashedWheelTimer.STAMP_EVERY - 1, fired.size(), "stamped timeouts fire in the pass that links them");
         assertFalse(fired.contains("t0"));
-        assertFalse(timer.isInSlot(cancelled));
+        assertFalse(isInSlot(timer, cancelled));
         assertTrue(stream.stream().allMatch(Timeout::isExpired));
     }
 
@@ -243,13 +251,13 @@ class HashedWheelTimerStagingTest {
         startTicking(timer);
         long before = timer.pendingTimeouts();
         Timeout t = timer.newTimeout(record("t"), 3, TimeUnit.MILLISECONDS);
-        timer.runWorkerPass();
-        assertTrue(timer.isInSlot(t));
+        runWorkerPass(timer);
+        assertTrue(isInSlot(timer, t));
         assertTrue(t.cancel());
-        assertFalse(timer.isInSlot(t), "unlinked from its slot by the cancel itself");
+        assertFalse(isInSlot(timer, t), "unlinked from its slot by the cancel itself");
         assertEquals(before, timer.pendingTimeouts());
         clock.advance(5 * MS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of(), fired);
     }
 
@@ -273,12 +281,12 @@ class HashedWheelTimerStagingTest {
         startTicking(timer);
         Timeout a = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
         timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
-        assertTrue(timer.isStaged(a));
+        assertTrue(isStaged(timer, a));
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
                 () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
         assertTrue(e.getMessage().contains("(" + (limit + 1) + ")"), e.getMessage());
         assertTrue(a.cancel());
-        assertTrue(timer.isStaged(timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS)));
+        assertTrue(isStaged(timer, timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS)));
         assertEquals(limit, timer.pendingTimeouts());
     }
 
@@ -298,7 +306,7 @@ class HashedWheelTimerStagingTest {
         assertFalse(left.contains(cancelled));
         assertFalse(sooner.isExpired() || sooner.isCancelled());
         assertEquals(0, timer.pendingTimeouts());
-        assertFalse(timer.isStaging(), "stop lowers the staging flags");
+        assertFalse(isStaging(timer), "stop lowers the staging flags");
         assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS));
         assertEquals(0, timer.pendingTimeouts());
         assertEquals(List.of(), fired);
@@ -308,22 +316,22 @@ class HashedWheelTimerStagingTest {
     void afterQuietPassesTheWorkerStopsTickingAndSchedulesReadTheClock() {
         HashedWheelTimer timer = handDriven(0);
         startTicking(timer);
-        long now = timer.relativeNow();
+        long now = relativeNow(timer);
         List<Long> wakes = new ArrayList<>();
-        while (timer.isStaging()) {
-            wakes.add(timer.runWorkerPass());
+        while (isStaging(timer)) {
+            wakes.add(runWorkerPass(timer));
             assertTrue(wakes.size() <= HashedWheelTimer.QUIET_PASSES, "still ticking after " + wakes);
         }
         for (long wake : wakes.subList(0, wakes.size() - 1)) {
-            assertTrue(wake <= now + timer.drainNanos(), "a ticking worker passes again within the drain interval");
+            assertTrue(wake <= now + drainNanos(timer), "a ticking worker passes again within the drain interval");
         }
         long idleWake = wakes.get(wakes.size() - 1); // the pass that lowered the flags
         assertTrue(idleWake > now + TimeUnit.MINUTES.toNanos(59), "an idle worker parks until the next due tick: " + idleWake);
 
         clock.advance(7 * MS);
         Timeout t = timer.newTimeout(t2 -> { }, 3, TimeUnit.MILLISECONDS);
-        assertFalse(timer.isStaged(t));
-        assertEquals(timer.relativeNow() + 3 * MS, timer.deadlineOf(t), "a direct schedule stamps its own clock reading");
+        assertFalse(isStaged(timer, t));
+        assertEquals(relativeNow(timer) + 3 * MS, deadlineOf(timer, t), "a direct schedule stamps its own clock reading");
     }
 
     @Test
@@ -333,19 +341,19 @@ class HashedWheelTimerStagingTest {
         // startTicking's second pass was the first quiet one; after these the next pass would
         // lower the flags, but a schedule wins the stripe lock first.
         for (int i = 0; i < HashedWheelTimer.QUIET_PASSES - 1; i++) {
-            timer.runWorkerPass();
-            assertTrue(timer.isStaging());
+            runWorkerPass(timer);
+            assertTrue(isStaging(timer));
         }
         Timeout t = timer.newTimeout(record("x"), 2, TimeUnit.MILLISECONDS);
-        assertTrue(timer.isStaged(t));
-        long now = timer.relativeNow();
-        long wake = timer.runWorkerPass();
-        assertFalse(timer.isStaged(t), "drained by the idle pass");
-        assertTrue(wake <= now + timer.drainNanos(), "activity seen: the worker keeps ticking");
-        timer.runWorkerPass();
-        assertTrue(timer.isStaging(), "and lets callers stage again");
+        assertTrue(isStaged(timer, t));
+        long now = relativeNow(timer);
+        long wake = runWorkerPass(timer);
+        assertFalse(isStaged(timer, t), "drained by the idle pass");
+        assertTrue(wake <= now + drainNanos(timer), "activity seen: the worker keeps ticking");
+        runWorkerPass(timer);
+        assertTrue(isStaging(timer), "and lets callers stage again");
         clock.advance(2 * MS);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("x"), fired);
     }
 
@@ -353,32 +361,32 @@ class HashedWheelTimerStagingTest {
     void theWorkerWakesAQuarterTickAfterAnEarlyDeadlineInsteadOfAtTheTicksEnd() {
         HashedWheelTimer timer = handDriven(0);
         long slack = MS / HashedWheelTimer.SLACK_DIVISOR;
-        long t0 = timer.relativeNow(); // 0: tick 1 ends at 1 ms
+        long t0 = relativeNow(timer); // 0: tick 1 ends at 1 ms
         timer.newTimeout(record("early"), 100, TimeUnit.MICROSECONDS);
         timer.newTimeout(record("late"), 900, TimeUnit.MICROSECONDS);
-        long wake = timer.runWorkerPass();
+        long wake = runWorkerPass(timer);
         assertEquals(t0 + 100_000 + slack, wake, "the earliest deadline plus the slack, before the tick's end");
 
         clock.advance(99_999);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of(), fired, "never before the deadline");
         clock.advance(1);
-        wake = timer.runWorkerPass();
+        wake = runWorkerPass(timer);
         assertEquals(List.of("early"), fired);
         assertEquals(t0 + MS, wake, "the next deadline plus the slack is past the tick's end: wake at the end");
 
         clock.advance(800_000 - 1);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("early"), fired);
         clock.advance(1);
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         assertEquals(List.of("early", "late"), fired, "fired mid-tick, at its deadline");
     }
 
     @Test
     void manualClockTimerNeverStages() {
         ManualClock manual = new ManualClock();
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(manual).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(manual).build();
         timers.add(timer);
         List<Timeout> all = new ArrayList<>();
         for (int i = 0; i < 10 * HashedWheelTimer.ACTIVATE_AFTER_DIRECT; i++) {
@@ -386,7 +394,7 @@ class HashedWheelTimerStagingTest {
         }
         manual.advance(0, TimeUnit.MILLISECONDS);
         for (Timeout t : all) {
-            assertFalse(timer.isStaged(t));
+            assertFalse(isStaged(timer, t));
         }
         manual.advanceMillis(1);
         assertTrue(all.stream().allMatch(Timeout::isExpired));
@@ -405,10 +413,10 @@ class HashedWheelTimerStagingTest {
             if (previous != null) {
                 previous.cancel();
             }
-            return timer.isStaged(t);
+            return isStaged(timer, t);
         }, "a stream of schedules to be staged");
         last.get().cancel();
-        TimerContractTest.waitFor(() -> !timer.isStaging(), "the worker to stop ticking once schedules stop");
+        TimerContractTest.waitFor(() -> !isStaging(timer), "the worker to stop ticking once schedules stop");
         assertEquals(0, timer.pendingTimeouts());
     }
 
@@ -453,7 +461,7 @@ class HashedWheelTimerStagingTest {
                             ranAt.set(id, System.nanoTime());
                             runs.incrementAndGet(id);
                         }, delay, TimeUnit.MICROSECONDS);
-                        if (timer.isStaged(handles[id])) {
+                        if (isStaged(timer, handles[id])) {
                             stagedSeen.incrementAndGet();
                         }
                         if (r.nextInt(4) == 0) {

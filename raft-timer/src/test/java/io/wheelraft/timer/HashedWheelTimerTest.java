@@ -16,7 +16,7 @@ class HashedWheelTimerTest {
 
     @Test
     void rejectsTimeoutsBeyondMaxPendingNamingTheCount() {
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(new ManualClock()).maxPendingTimeouts(2).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(new ManualClock()).maxPendingTimeouts(2).build();
         try {
             timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
             Timeout second = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
@@ -71,7 +71,7 @@ class HashedWheelTimerTest {
         assertMessage(IllegalArgumentException.class, "overflows",
                 () -> new HashedWheelTimer(Long.MAX_VALUE / 4, TimeUnit.NANOSECONDS, 8));
         assertMessage(NullPointerException.class, "unit", () -> new HashedWheelTimer(1, null, 8));
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(new ManualClock()).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(new ManualClock()).build();
         assertMessage(NullPointerException.class, "task", () -> timer.newTimeout(null, 1, TimeUnit.SECONDS));
         assertMessage(NullPointerException.class, "unit", () -> timer.newTimeout(t -> { }, 1, null));
         timer.stop();

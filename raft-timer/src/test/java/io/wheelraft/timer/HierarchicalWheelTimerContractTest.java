@@ -10,9 +10,14 @@ import org.junit.jupiter.api.Test;
 class HierarchicalWheelTimerContractTest extends TimerContractTest {
 
     @Override
-    Timer newTimer(Clock clock) {
+    Timer newTimer(ManualClock clock) {
         // 4 buckets of 1 ms per level: most tests cascade through several levels.
-        return HierarchicalWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS).wheelSize(4).build();
+        return HierarchicalWheelTimer.builder().drivenBy(clock).tickDuration(1, TimeUnit.MILLISECONDS).wheelSize(4).build();
+    }
+
+    @Override
+    Timer newRealTimer() {
+        return HierarchicalWheelTimer.builder().tickDuration(1, TimeUnit.MILLISECONDS).wheelSize(4).build();
     }
 
     @Override

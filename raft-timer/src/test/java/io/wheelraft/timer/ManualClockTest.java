@@ -39,7 +39,7 @@ class ManualClockTest {
     @Test
     void detectsATaskThatReschedulesItselfWithNoDelayForever() {
         ManualClock clock = new ManualClock();
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(clock).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(clock).build();
         TimerTask[] again = new TimerTask[1];
         again[0] = t -> timer.newTimeout(again[0], 0, TimeUnit.MILLISECONDS);
         timer.newTimeout(again[0], 0, TimeUnit.MILLISECONDS);
@@ -53,7 +53,7 @@ class ManualClockTest {
     @Test
     void zeroDelayChainsAdvanceOneTickPerLink() {
         ManualClock clock = new ManualClock();
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(clock).tickDuration(1, TimeUnit.MILLISECONDS).build();
         List<Long> at = new ArrayList<>();
         TimerTask[] again = new TimerTask[1];
         again[0] = t -> {

@@ -15,7 +15,7 @@ class RepeatedTimerTest {
 
     private final ManualClock clock = new ManualClock();
     private final HashedWheelTimer wheel = HashedWheelTimer.builder()
-            .clock(clock).tickDuration(1, TimeUnit.MILLISECONDS).ticksPerWheel(64).build();
+            .drivenBy(clock).tickDuration(1, TimeUnit.MILLISECONDS).ticksPerWheel(64).build();
 
     @AfterEach
     void stopWheel() {

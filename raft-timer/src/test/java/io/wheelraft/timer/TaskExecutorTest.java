@@ -59,7 +59,7 @@ class TaskExecutorTest {
         ManualClock clock = new ManualClock();
         List<String> ran = new ArrayList<>();
         boolean[] reject = {true};
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(clock).taskExecutor(r -> {
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(clock).taskExecutor(r -> {
             if (reject[0]) {
                 throw new RejectedExecutionException("full (expected by the test)");
             }

@@ -24,8 +24,11 @@ import org.junit.jupiter.api.Test;
  */
 abstract class TimerContractTest {
 
-    /** A timer with a 1 ms tick on {@code clock}, small enough that tests span revolutions. */
-    abstract Timer newTimer(Clock clock);
+    /** A timer with a 1 ms tick driven by {@code clock}, small enough that tests span revolutions. */
+    abstract Timer newTimer(ManualClock clock);
+
+    /** The same timer on the system clock, with its own worker thread. */
+    abstract Timer newRealTimer();
 
     abstract long pending(Timer timer);
 
@@ -323,7 +326,7 @@ abstract class TimerContractTest {
 
     @Test
     void firesOnTheWorkerThreadNeverEarly() throws Exception {
-        Timer real = track(newTimer(Clock.system()));
+        Timer real = track(newRealTimer());
         CountDownLatch done = new CountDownLatch(1);
         AtomicReference<Long> lateness = new AtomicReference<>();
         long start = System.nanoTime();
@@ -337,7 +340,7 @@ abstract class TimerContractTest {
 
     @Test
     void earlierTimeoutWakesAParkedWorker() throws Exception {
-        Timer real = track(newTimer(Clock.system()));
+        Timer real = track(newRealTimer());
         real.newTimeout(t -> { }, 1, TimeUnit.HOURS);
         CountDownLatch idle = new CountDownLatch(1);
         real.newTimeout(t -> idle.countDown(), 1, TimeUnit.MILLISECONDS);
@@ -350,7 +353,7 @@ abstract class TimerContractTest {
 
     @Test
     void stopFromOwnTaskOnTheWorkerThrows() throws Exception {
-        Timer real = track(newTimer(Clock.system()));
+        Timer real = track(newRealTimer());
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
         real.newTimeout(t -> {
@@ -367,7 +370,7 @@ abstract class TimerContractTest {
 
     @Test
     void concurrentScheduleAndCancelNeverLosesOrDoublesARun() throws Exception {
-        Timer real = track(newTimer(Clock.system()));
+        Timer real = track(newRealTimer());
         int threads = 4;
         int perThread = 5_000;
         int n = threads * perThread;

@@ -1,5 +1,7 @@
 package io.wheelraft.timer;
 
+import static io.wheelraft.timer.HashedWheelTimerProbe.runWorkerPass;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
@@ -12,7 +14,7 @@ class TimerStatsTest {
     @Test
     void countsPendingAndFiredTimeoutsOnAManualClock() {
         ManualClock clock = new ManualClock();
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(clock).build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(clock).build();
         timer.newTimeout(t -> { }, 5, TimeUnit.MILLISECONDS);
         timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS);
         Timeout cancelled = timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS);
@@ -31,13 +33,13 @@ class TimerStatsTest {
     @Test
     void measuresHowLateAStalledWorkerFiresAndTheMaximumPerWindow() {
         AtomicLong now = new AtomicLong();
-        HashedWheelTimer timer = HashedWheelTimer.builder().clock(now::get).tickDuration(1, TimeUnit.MILLISECONDS).handDriven().build();
+        HashedWheelTimer timer = HashedWheelTimer.builder().clock(now::get).tickDuration(1, TimeUnit.MILLISECONDS).threadFactory(HashedWheelTimerProbe.noWorker()).build();
         timer.newTimeout(t -> { }, 10, TimeUnit.MILLISECONDS);
         timer.newTimeout(t -> { }, 20, TimeUnit.MILLISECONDS);
-        timer.runWorkerPass(); // links them
+        runWorkerPass(timer); // links them
         // The worker stalls (a GC pause) and passes again only at 45 ms: 35 and 25 ms late.
         now.set(TimeUnit.MILLISECONDS.toNanos(45));
-        timer.runWorkerPass();
+        runWorkerPass(timer);
         TimerStats stats = timer.stats();
         assertEquals(2, stats.firedTimeouts());
         assertEquals(TimeUnit.MILLISECONDS.toNanos(35 + 25), stats.totalLatenessNanos());

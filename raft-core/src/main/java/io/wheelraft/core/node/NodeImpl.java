@@ -111,7 +111,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool(), this::onLaneFailure);
         this.random = new Random(options.randomSeed());
         this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
-                () -> commitIndex >= lastProposedIndex, transport::callingEventLoop, this::proposeBatch);
+                () -> commitIndex >= lastProposedIndex, transport::laterOnCallingThread, this::proposeBatch);
     }
 
     /**

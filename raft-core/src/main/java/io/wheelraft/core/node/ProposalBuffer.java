@@ -78,7 +78,7 @@ final class ProposalBuffer {
      * @param pipelineIdle true when the node has no proposed entry waiting for commit; then a drain
      *                     from a thread without an event loop goes to {@code laneHere}
      * @param callerLoop   the calling thread's event loop, or null when it runs none (see
-     *                     {@link io.wheelraft.core.spi.RaftTransport#callingEventLoop()}); a drain
+     *                     {@link io.wheelraft.core.spi.RaftTransport#laterOnCallingThread()}); a drain
      *                     is deferred there, then goes to {@code laneHere}
      */
     ProposalBuffer(int capacity, Executor lane, Executor laneHere, BooleanSupplier pipelineIdle,

@@ -1,6 +1,7 @@
 package io.wheelraft.core.sim;
 
 import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
@@ -189,7 +190,7 @@ public final class SimCluster {
         return peers.get(i);
     }
 
-    public NodeImpl node(int i) {
+    public Node node(int i) {
         return members.get(i).node;
     }
 

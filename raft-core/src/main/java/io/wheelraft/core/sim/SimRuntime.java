@@ -28,7 +28,7 @@ public final class SimRuntime implements NodeRuntime {
 
     public SimRuntime(long seed) {
         this.diskRandom = new java.util.Random(seed);
-        this.timer = HashedWheelTimer.builder().clock(clock).tickDuration(1, TimeUnit.MILLISECONDS).ticksPerWheel(1024).build();
+        this.timer = HashedWheelTimer.builder().drivenBy(clock).tickDuration(1, TimeUnit.MILLISECONDS).ticksPerWheel(1024).build();
     }
 
     private java.util.Random diskRandom() {

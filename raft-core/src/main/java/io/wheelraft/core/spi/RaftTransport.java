@@ -68,13 +68,27 @@ public interface RaftTransport extends AutoCloseable {
     }
 
     /**
-     * The event loop the calling thread runs, when it is a network I/O thread of this transport's
-     * library (reading a client's or a peer's messages); null otherwise, and for transports without
-     * event loops. A task given to it runs later on this same thread, after the loop has delivered
-     * what it is reading, without waking any other thread. The node uses it to gather one read's
-     * burst of client requests into one proposal. Tasks given to it must not block.
+     * A way to run a task later on the calling thread itself, when that thread is one of the
+     * transport's own delivery threads that works through a task queue (for the gRPC transport:
+     * a Netty event loop reading a peer's or a client's messages); null on any other thread, and
+     * always null for transports without such threads (the default).
+     *
+     * <p>Contract of a non-null answer:
+     * <ul>
+     *   <li>It belongs to the thread that asked: call this on the thread in question and do not
+     *       keep the answer for use from another thread's point of view.</li>
+     *   <li>A task given to it runs on that same thread, never concurrently with the caller, in
+     *       the order given, after the thread has finished what it is doing now (for an event
+     *       loop: delivering the rest of the bytes it has read), and without waking any other
+     *       thread.</li>
+     *   <li>{@code execute} may throw {@link java.util.concurrent.RejectedExecutionException}
+     *       while the transport shuts down; the caller then runs the task some other way.</li>
+     *   <li>Tasks must not block: they hold up every connection served by that thread.</li>
+     * </ul>
+     * Cheap enough to call once per proposal. The node uses it to gather the burst of client
+     * requests that one network read delivers into one proposal.
      */
-    default Executor callingEventLoop() {
+    default Executor laterOnCallingThread() {
         return null;
     }
 
