@@ -4,6 +4,7 @@ import io.wheelraft.core.ReadIndexClosure;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
+import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.proto.ReadIndexRequest;
 import io.wheelraft.proto.ReadIndexResponse;
 import org.junit.jupiter.api.Test;
@@ -68,7 +69,8 @@ class ForwardedReadModeSimulationTest {
             Scene s = new Scene(seed, ReadOnlyOption.LEASE);
             ReadIndexRequest oldStyle = ReadIndexRequest.newBuilder().setGroupId(SimCluster.GROUP)
                     .setServerId(s.cluster.peer(s.follower).toString()).setPeerId(s.cluster.peer(s.leader).toString()).setCount(1).build();
-            CompletableFuture<ReadIndexResponse> answer = s.cluster.node(s.leader).handleReadIndex(oldStyle);
+            // The node is reached the way a transport reaches it, through the SPI it implements.
+            CompletableFuture<ReadIndexResponse> answer = ((RaftRequestHandler) s.cluster.node(s.leader)).handleReadIndex(oldStyle);
             assertTrue(s.cluster.runUntil(answer::isDone, 20L * T), "the call was never answered; " + s.cluster.replayHint());
             assertTrue(answer.join().getSuccess(), "not served from the lease: " + answer.join() + "; " + s.cluster.replayHint());
         }
