@@ -39,7 +39,7 @@ final class LoadGenerator implements AutoCloseable {
      * Counts acknowledgements served by {@code endpoint} of increments invoked after
      * {@code invokedAfterNanos} and returned after {@code returnedAfterNanos}.
      */
-    private record AckCount(String endpoint, long invokedAfterNanos, long returnedAfterNanos) {
+    record AckCount(String endpoint, long invokedAfterNanos, long returnedAfterNanos) {
         boolean counts(String servedBy, long invoked, long returned) {
             return endpoint.equals(servedBy) && invoked - invokedAfterNanos > 0 && returned - returnedAfterNanos > 0;
         }

@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  *
  * <p>Names carry this JVM's pid ({@code wr<pid>n1} for a namespace, {@code wrb<pid>} for the
  * bridge, {@code wrv<pid>n1} for a veth), so concurrent runs never collide, and anything left by a
- * run whose JVM is gone (killed with SIGKILL) is deleted by the next one. Everything is deleted by
+ * run whose JVM is gone (killed with SIGKILL) is deleted by the next one, which also kills the servers
+ * that run left in its namespaces. Everything is deleted by
  * {@link #close()} and, should the JVM exit first (Ctrl-C, SIGTERM), by a shutdown hook.
  *
  * <p>Not thread-safe: one controller drives it (the shutdown hook only deletes).
@@ -185,7 +186,12 @@ final class NetworkNamespaces implements AutoCloseable {
         for (String line : run("ip", "netns", "list").split("\n")) {
             String name = line.trim().split("\\s+")[0];
             if (stale(name)) {
-                LOG.info("deleting network namespace {} left by an earlier run", name);
+                // Servers of a run killed with SIGKILL outlive it in their namespace: they are that run's children.
+                List<String> pids = List.of(run("ip", "netns", "pids", name).split("\\s+")).stream().filter(p -> !p.isEmpty()).toList();
+                LOG.info("deleting network namespace {} left by an earlier run{}", name, pids.isEmpty() ? "" : ", and killing its processes " + pids);
+                for (String p : pids) {
+                    ProcessHandle.of(Long.parseLong(p)).ifPresent(ProcessHandle::destroyForcibly);
+                }
                 deleteNamespace(name, left);
             }
         }
