@@ -439,7 +439,10 @@ final class ChaosReport {
             case ISOLATE_LEADER -> out.put("heal → old leader caught up", catchUp());
             default -> out.put("restart (or resume) → caught up", catchUp());
         }
-        out.put("restart → restarted node answers (JVM start, storage open)", serving());
+        if (settings.mode() != ChaosRunner.Mode.ISOLATE_LEADER) {
+            // Nothing is restarted there: the cut-off leader keeps running.
+            out.put("restart → restarted node answers (JVM start, storage open)", serving());
+        }
         if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
             out.put("resume → old leader stepped down", stepDown());
         }
