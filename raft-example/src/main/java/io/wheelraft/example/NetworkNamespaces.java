@@ -87,8 +87,8 @@ final class NetworkNamespaces implements AutoCloseable {
 
     /**
      * Makes {@code size} namespaces on a fresh bridge, after deleting what runs that are no longer
-     * alive left behind. The subnet is the first {@code 10.77.X.0/24} no interface of the root
-     * namespace uses.
+     * alive left behind. The subnet is a {@code 10.77.X.0/24} no address or route of the root
+     * namespace uses, searched from an X derived from the pid, so concurrent runs pick different ones.
      */
     static NetworkNamespaces create(int size) throws IOException, InterruptedException {
         if (!OPEN.isEmpty()) {
