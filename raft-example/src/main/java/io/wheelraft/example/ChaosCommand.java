@@ -28,7 +28,8 @@ final class ChaosCommand implements Callable<Integer> {
     int electionTimeoutMs;
 
     @Option(names = "--mode", defaultValue = "kill-leader", paramLabel = "MODE",
-            description = "kill-leader | pause-leader | kill-follower | restart-all | corrupt-follower | disk-full (Linux, root) "
+            description = "kill-leader | pause-leader | isolate-leader (Linux, root) | kill-follower | restart-all | corrupt-follower "
+                    + "| disk-full (Linux, root) "
                     + "| none (fault-free, see --duration)")
     String mode;
 
@@ -61,6 +62,9 @@ final class ChaosCommand implements Callable<Integer> {
         }
         if (m == ChaosRunner.Mode.DISK_FULL && TmpfsDisk.unsupportedReason() != null) {
             throw CliException.failed("--mode disk-full cannot run here: " + TmpfsDisk.unsupportedReason());
+        }
+        if (m == ChaosRunner.Mode.ISOLATE_LEADER && NetworkNamespaces.unsupportedReason() != null) {
+            throw CliException.failed("--mode isolate-leader cannot run here: " + NetworkNamespaces.unsupportedReason());
         }
         Path dir = out.toAbsolutePath().normalize();
         try {

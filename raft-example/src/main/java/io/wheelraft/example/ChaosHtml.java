@@ -73,7 +73,8 @@ final class ChaosHtml {
         h.append("<tr><th>final value (linearizable read)</th><td class=\"num\">").append(r.finalValue() == null ? "—" : r.finalValue())
                 .append("</td></tr>\n");
         h.append("<tr><th>elections (leaders after the first)</th><td class=\"num\">").append(m.elections()).append(" (terms advanced ")
-                .append(m.termChanges()).append(", final term ").append(m.finalTerm()).append(")</td></tr>\n");
+                .append(m.termChanges()).append(", final term ").append(m.finalTerm()).append("; not explained by a fault ")
+                .append(r.extraElections()).append(")</td></tr>\n");
         h.append("</table>\n");
         h.append("<p>Linearizability: every client call's invocation and return times were recorded and checked with WheelRaft's "
                 + "linearizability checker against the counter model (increment returns the new value; the final read included). ")

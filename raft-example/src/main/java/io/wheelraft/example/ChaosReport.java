@@ -88,6 +88,29 @@ final class ChaosReport {
         return stat(ChaosRunner.Round::stepDownMs);
     }
 
+    /** isolate-leader: the cut → the isolated leader stopped leading, from its own log. */
+    Stats ownStepDown() {
+        return stat(ChaosRunner.Round::ownStepDownMs);
+    }
+
+    /** New leader → first acknowledged write: how long the clients took to find the new leader and be answered. */
+    Stats leaderToFirstAck() {
+        return stat(r -> r.firstAckMs() - r.electionMs());
+    }
+
+    /**
+     * Elections the faults do not explain: those counted beyond one per round in the modes whose
+     * fault replaces the leader (all of them in {@code none}, {@code kill-follower} and
+     * {@code corrupt-follower}); each extra one is a leader change nothing forced.
+     */
+    long extraElections() {
+        int perRound = switch (settings.mode()) {
+            case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER, RESTART_ALL, DISK_FULL -> 1;
+            case KILL_FOLLOWER, CORRUPT_FOLLOWER, NONE -> 0;
+        };
+        return Math.max(0, m.elections() - (long) perRound * rounds.size());
+    }
+
     private Stats stat(ToDoubleFunction<ChaosRunner.Round> f) {
         return Stats.of(rounds.stream().map(r -> f.applyAsDouble(r)).toList());
     }
@@ -142,6 +165,15 @@ final class ChaosReport {
                 }
                 t.put("paused leader acknowledges nothing after its lease expired", victimAcksAfterLease() == 0);
             }
+            case ISOLATE_LEADER -> {
+                if (et == 1000) {
+                    t.put("median isolate → new leader ≤ 1,100 ms", election().median() <= 1100);
+                }
+                t.put("median new leader → first acknowledged write ≤ 100 ms", leaderToFirstAck().median() <= 100);
+                t.put("isolated leader acknowledges nothing invoked after its lease expired", victimAcksAfterLease() == 0);
+                t.put("after the heal the old leader stepped down and caught up, in every requested round",
+                        rounds.size() == settings.rounds() && rounds.stream().noneMatch(r -> Double.isNaN(r.catchUpMs())));
+            }
             case KILL_FOLLOWER, RESTART_ALL -> t.put("median restart → caught up ≤ 3 s", catchUp().median() <= 3000);
             case CORRUPT_FOLLOWER -> t.put("every damaged follower repaired from the cluster, in every requested round",
                     failedRounds().isEmpty() && rounds.size() == settings.rounds());
@@ -190,14 +222,25 @@ final class ChaosReport {
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("  fault -> new leader:        ").append(line(election())).append('\n');
             sb.append("  fault -> first acked write: ").append(line(firstAck())).append('\n');
-            sb.append("  restart -> caught up:       ").append(line(catchUp())).append('\n');
-            sb.append("    of which spawn -> serving: ").append(line(serving())).append('\n');
+            if (settings.mode() == ChaosRunner.Mode.ISOLATE_LEADER) {
+                sb.append("  heal -> caught up:          ").append(line(catchUp())).append('\n');
+            } else {
+                sb.append("  restart -> caught up:       ").append(line(catchUp())).append('\n');
+                sb.append("    of which spawn -> serving: ").append(line(serving())).append('\n');
+            }
             if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
                 sb.append("  resume -> stepped down:     ").append(line(stepDown())).append('\n');
                 sb.append("  acks by the paused leader after its lease: ").append(victimAcksAfterLease()).append('\n');
             }
+            if (settings.mode() == ChaosRunner.Mode.ISOLATE_LEADER) {
+                sb.append("  new leader -> first ack:    ").append(line(leaderToFirstAck())).append('\n');
+                sb.append("  isolate -> it stopped leading (its log): ").append(line(ownStepDown())).append('\n');
+                sb.append("  heal -> stepped down:       ").append(line(stepDown())).append('\n');
+                sb.append("  acks by the isolated leader of increments invoked after its lease: ").append(victimAcksAfterLease()).append('\n');
+            }
         }
-        sb.append("  elections: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append(")\n");
+        sb.append("  elections: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append("; not explained by a fault: ")
+                .append(extraElections()).append(")\n");
         for (ChaosRunner.Round r : failedRounds()) {
             sb.append("  round ").append(r.number()).append(" FAILED: ").append(r.failure()).append('\n');
         }
@@ -254,6 +297,7 @@ final class ChaosReport {
             j.add("catchUpMs", num(r.catchUpMs()));
             j.add("servingMs", num(r.servingMs()));
             j.add("stepDownMs", num(r.stepDownMs()));
+            j.add("ownStepDownMs", num(r.ownStepDownMs()));
             j.addProperty("victimAcksAfterLease", r.victimAcksAfterLease());
             j.addProperty("failure", r.failure());
             j.addProperty("detail", r.detail());
@@ -265,7 +309,10 @@ final class ChaosReport {
         o.add("catchUpMs", stats(catchUp()));
         o.add("servingMs", stats(serving()));
         o.add("stepDownMs", stats(stepDown()));
+        o.add("leaderToFirstAckMs", stats(leaderToFirstAck()));
+        o.add("ownStepDownMs", stats(ownStepDown()));
         o.addProperty("elections", m.elections());
+        o.addProperty("extraElections", extraElections());
         o.addProperty("termChanges", m.termChanges());
         o.addProperty("finalTerm", m.finalTerm());
         o.addProperty("acknowledged", acked);
@@ -359,11 +406,16 @@ final class ChaosReport {
                 }
             }
         }
-        sb.append("\nElections during the run: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges()).append(").\n");
+        sb.append("\nElections during the run: ").append(m.elections()).append(" (terms advanced: ").append(m.termChanges())
+                .append("; not explained by a fault: ").append(extraElections()).append(").\n");
         sb.append(String.format(Locale.ROOT, "%nIncrements: %d acknowledged, %d unknown, %d failed. Final value (linearizable read): %s. "
                 + "Lost: %d. Doubled: %d.%n", acked, unknown, m.failed(), finalValue == null ? "unread" : finalValue, lost(), doubled()));
         if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
             sb.append("Increments acknowledged by a paused leader after its lease expired: ").append(victimAcksAfterLease()).append(".\n");
+        }
+        if (settings.mode() == ChaosRunner.Mode.ISOLATE_LEADER) {
+            sb.append("Increments invoked after the isolated leader's lease expired (0.9 election timeouts after the cut) that it "
+                    + "acknowledged: ").append(victimAcksAfterLease()).append(".\n");
         }
         sb.append("\nLinearizability: ").append(verdictLine()).append(". ").append(m.historyBound()).append(".\n");
         sb.append("\n| target | result |\n|---|---|\n");
@@ -384,11 +436,20 @@ final class ChaosReport {
         switch (settings.mode()) {
             case CORRUPT_FOLLOWER -> out.put("restart → repaired (role follower, everything committed applied)", catchUp());
             case DISK_FULL -> out.put("disk freed, restart → caught up", catchUp());
+            case ISOLATE_LEADER -> out.put("heal → old leader caught up", catchUp());
             default -> out.put("restart (or resume) → caught up", catchUp());
         }
-        out.put("restart → restarted node answers (JVM start, storage open)", serving());
+        if (settings.mode() != ChaosRunner.Mode.ISOLATE_LEADER) {
+            // Nothing is restarted there: the cut-off leader keeps running.
+            out.put("restart → restarted node answers (JVM start, storage open)", serving());
+        }
         if (settings.mode() == ChaosRunner.Mode.PAUSE_LEADER) {
             out.put("resume → old leader stepped down", stepDown());
+        }
+        if (settings.mode() == ChaosRunner.Mode.ISOLATE_LEADER) {
+            out.put("new leader → first acknowledged write", leaderToFirstAck());
+            out.put("isolate → isolated leader stopped leading (its own log)", ownStepDown());
+            out.put("heal → old leader seen stepped down", stepDown());
         }
         if (settings.mode() == ChaosRunner.Mode.DISK_FULL) {
             out.put("term change (leader killed) → the full node stopped answering", stepDown());

@@ -7,11 +7,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +33,11 @@ final class ChaosRunner {
     /** The fault injected each round. */
     enum Mode {
         KILL_LEADER("kill-leader"), PAUSE_LEADER("pause-leader"), KILL_FOLLOWER("kill-follower"), RESTART_ALL("restart-all"),
+        /**
+         * Drop every packet to and from the leader, silently (no reset), for three election
+         * timeouts, then heal; each server runs in its own network namespace (Linux, root).
+         */
+        ISOLATE_LEADER("isolate-leader"),
         /** Stop a follower, flip 64 bytes of its WAL or largest SST, restart it; it must be repaired from the cluster. */
         CORRUPT_FOLLOWER("corrupt-follower"),
         /** Fill a follower's tmpfs under load, change the term, ask it for a snapshot; it must stop, then rejoin once freed (Linux, root). */
@@ -50,8 +57,8 @@ final class ChaosRunner {
                     return m;
                 }
             }
-            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, kill-follower, restart-all, "
-                    + "corrupt-follower, disk-full, none");
+            throw CliException.usage("--mode '" + text + "' is not one of kill-leader, pause-leader, isolate-leader, kill-follower, "
+                    + "restart-all, corrupt-follower, disk-full, none");
         }
     }
 
@@ -64,19 +71,28 @@ final class ChaosRunner {
      *
      * @param electionMs         fault → a surviving node leads in a newer term
      * @param firstAckMs         fault → the first increment acknowledged by a node other than the victim
-     * @param catchUpMs          restart (or resume) → the victim applied everything committed when it came back
-     * @param servingMs          restart → the restarted victim answers (JVM start, storage open, port bound)
-     * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership
-     * @param victimAcksAfterLease pause-leader: increments the victim acknowledged after its lease had expired
+     * @param catchUpMs          restart (resume, heal) → the victim applied everything committed when it came back
      *                           (corrupt-follower: restart → repaired, i.e. role follower again with everything committed applied;
      *                           disk-full: restart after the space was freed → caught up)
+     * @param servingMs          restart → the restarted victim answers (JVM start, storage open, port bound)
      * @param stepDownMs         pause-leader: resume → the old leader no longer claims leadership;
+     *                           isolate-leader: heal → the same;
      *                           disk-full: the leader's kill (the term change) → the full node stopped answering (role error or down)
+     * @param victimAcksAfterLease pause-leader: increments the victim acknowledged after its lease had expired;
+     *                           isolate-leader: increments invoked after its lease had expired that the victim acknowledged
      * @param failure            why the round failed (the fault was not handled as it must be), or empty
      * @param detail             what exactly the fault was (e.g. which bytes were flipped), or empty
+     * @param ownStepDownMs      isolate-leader: the cut → the isolated leader stopped leading, from its own log (it
+     *                           cannot be asked while cut off; the log's role watcher samples every 10 ms)
      */
     record Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
-                 double servingMs, double stepDownMs, long victimAcksAfterLease, String failure, String detail) {
+                 double servingMs, double stepDownMs, long victimAcksAfterLease, String failure, String detail, double ownStepDownMs) {
+        Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
+              double servingMs, double stepDownMs, long victimAcksAfterLease, String failure, String detail) {
+            this(number, victim, newLeader, newTerm, electionMs, firstAckMs, catchUpMs, servingMs, stepDownMs, victimAcksAfterLease, failure, detail,
+                    Double.NaN);
+        }
+
         Round(int number, String victim, String newLeader, long newTerm, double electionMs, double firstAckMs, double catchUpMs,
               double servingMs, double stepDownMs, long victimAcksAfterLease) {
             this(number, victim, newLeader, newTerm, electionMs, firstAckMs, catchUpMs, servingMs, stepDownMs, victimAcksAfterLease, "", "");
@@ -100,6 +116,7 @@ final class ChaosRunner {
     private volatile LoadGenerator load;
     private volatile ClusterWatch watch;
     private volatile TmpfsDisk disk;
+    private volatile NetworkNamespaces network;
     private StorageFaultRounds storageRounds;
 
     ChaosRunner(Settings settings, ProgressLine progress) {
@@ -125,7 +142,16 @@ final class ChaosRunner {
         plan[plan.length - 1] = 6;
         progress.plan(plan);
         progress.label("starting three servers");
-        try (LocalCluster c = new LocalCluster(serversDir, 3, et, settings.snapshotIntervalSecs())) {
+        if (settings.mode() == Mode.ISOLATE_LEADER) {
+            try {
+                network = NetworkNamespaces.create(3);
+            } catch (IOException e) {
+                progress.finish();
+                throw CliException.failed("--mode isolate-leader could not set up the servers' network namespaces: " + e.getMessage());
+            }
+        }
+        try (LocalCluster c = network == null ? new LocalCluster(serversDir, 3, et, settings.snapshotIntervalSecs())
+                : new LocalCluster(serversDir, network, 3, et, settings.snapshotIntervalSecs())) {
             cluster = c;
             for (int i = 0; i < c.endpoints().size(); i++) {
                 names.put(c.endpoints().get(i), "n" + (i + 1));
@@ -194,6 +220,10 @@ final class ChaosRunner {
             if (d != null) {
                 d.close();
             }
+            NetworkNamespaces n = network;
+            if (n != null) {
+                n.close();
+            }
         }
     }
 
@@ -234,7 +264,7 @@ final class ChaosRunner {
     /** A first guess of one round's length, replaced by the measured one after the first round. */
     private double estimatedRoundSecs(int et) {
         return switch (settings.mode()) {
-            case PAUSE_LEADER -> 6 + 4.0 * et / 1000;
+            case PAUSE_LEADER, ISOLATE_LEADER -> 6 + 4.0 * et / 1000;
             case RESTART_ALL -> 10 + 2.0 * et / 1000;
             case CORRUPT_FOLLOWER, DISK_FULL -> 12 + 4.0 * et / 1000;
             default -> 5 + 2.0 * et / 1000;
@@ -259,6 +289,7 @@ final class ChaosRunner {
             case KILL_FOLLOWER -> killOne(number, cluster, load, leader,
                     all.stream().filter(e -> !e.equals(leader.endpoint())).findFirst().orElseThrow());
             case PAUSE_LEADER -> pauseLeader(number, cluster, load, leader, et);
+            case ISOLATE_LEADER -> isolateLeader(number, cluster, load, leader, et);
             case RESTART_ALL -> restartAll(number, cluster, load, leader);
             case CORRUPT_FOLLOWER -> storageRounds.corruptFollower(number, leader);
             case DISK_FULL -> storageRounds.diskFull(number, leader, all.get(all.size() - 1), disk);
@@ -328,6 +359,61 @@ final class ChaosRunner {
                 number, victim, newLeader.endpoint(), newLeader.term(), electionMs, firstAckMs, stepDownMs, catchUpMs, violations);
         return new Round(number, name(victim), name(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN, stepDownMs,
                 violations);
+    }
+
+    /**
+     * Cuts the leader off (its veth down: every packet dropped, no reset) for three election
+     * timeouts, then heals. Measured: isolate → a survivor leads in a newer term; isolate → the
+     * first acknowledgement from another node; heal → the old leader no longer claims leadership
+     * in its term; heal → it applied everything committed at the heal. The old leader must not
+     * acknowledge any increment invoked after its lease (0.9 election timeouts) ran out; such an
+     * answer is counted until it is seen stepped down (see {@link LoadGenerator#countAcksInvokedAfter}).
+     */
+    private Round isolateLeader(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader, int et) throws Exception {
+        String victim = leader.endpoint();
+        int index = cluster.endpoints().indexOf(victim) + 1;
+        List<String> survivors = cluster.endpoints().stream().filter(e -> !e.equals(victim)).toList();
+        network.isolate(index);
+        // From the moment the link is down for sure: the lease started before, at the last heartbeat the majority acknowledged.
+        long t0 = System.nanoTime();
+        Instant cutAt = Instant.now();
+        LoadGenerator.AckWatch watch = load.watchFirstAck(t0, victim);
+        load.countAcksInvokedAfter(victim, t0 + TimeUnit.MICROSECONDS.toNanos(900L * et));
+        recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "isolate " + name(victim) + " (leader)");
+        LocalCluster.NodeView newLeader = cluster.awaitLeader(survivors, leader.term(), 30_000);
+        double electionMs = millisSince(t0);
+        long ack = watch.firstAckNanos.get(30, TimeUnit.SECONDS);
+        double firstAckMs = (ack - t0) / 1e6;
+        // The partition lasts three election timeouts: the fault itself, not a wait for a condition.
+        long healAt = t0 + TimeUnit.MILLISECONDS.toNanos(3L * et);
+        long left = healAt - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+        long target = cluster.view(newLeader.endpoint(), 1000).map(LocalCluster.NodeView::commit).orElse(newLeader.commit());
+        network.heal(index);
+        long healed = System.nanoTime();
+        recorder.eventAt(healed, ChaosRecorder.EventKind.RECOVERY, "heal " + name(victim));
+        LocalCluster.await(victim + " stepping down", 30_000, () -> cluster.view(victim, 200)
+                .map(v -> !v.leads() || v.term() > leader.term()).orElse(false));
+        double stepDownMs = millisSince(healed);
+        long violations = load.acksFromWatched();
+        load.countAcksFrom(null, 0);
+        cluster.awaitApplied(victim, target, 60_000);
+        double catchUpMs = millisSince(healed);
+        recorder.event(ChaosRecorder.EventKind.RECOVERY, name(victim) + " caught up");
+        Optional<Instant> stopped = RoleLog.stoppedLeading(cluster.server(victim).logFile(), leader.term(), cutAt);
+        double ownStepDownMs = stopped.map(i -> Duration.between(cutAt, i).toNanos() / 1e6).orElse(Double.NaN);
+        LOG.info("round {}: isolated {}; new leader {} term {} after {} ms, first ack after {} ms; it stopped leading {} ms after the cut "
+                + "(its log); healed: stepped down in {} ms, caught up in {} ms; {} acks after lease", number, victim, newLeader.endpoint(),
+                newLeader.term(), electionMs, firstAckMs, ownStepDownMs, stepDownMs, catchUpMs, violations);
+        String detail = String.format(Locale.ROOT, "%s cut off for %.0f ms; %s; %s", name(victim), (healed - t0) / 1e6,
+                stopped.isEmpty() ? "its log shows no step-down from term " + leader.term()
+                        : String.format(Locale.ROOT, "it stopped leading %.0f ms after the cut (its log)", ownStepDownMs),
+                violations == 0 ? "no acknowledgement from it of an increment invoked after its lease"
+                        : violations + " acknowledgements from it of increments invoked after its lease");
+        return new Round(number, name(victim), name(newLeader.endpoint()), newLeader.term(), electionMs, firstAckMs, catchUpMs, Double.NaN,
+                stepDownMs, violations, "", detail, ownStepDownMs);
     }
 
     private Round restartAll(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader) throws Exception {

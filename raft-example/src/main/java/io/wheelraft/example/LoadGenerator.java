@@ -32,6 +32,16 @@ final class LoadGenerator implements AutoCloseable {
         }
     }
 
+    /**
+     * Counts acknowledgements served by {@code endpoint} of increments invoked after
+     * {@code invokedAfterNanos} and returned after {@code returnedAfterNanos}.
+     */
+    record AckCount(String endpoint, long invokedAfterNanos, long returnedAfterNanos) {
+        boolean counts(String servedBy, long invoked, long returned) {
+            return endpoint.equals(servedBy) && invoked - invokedAfterNanos > 0 && returned - returnedAfterNanos > 0;
+        }
+    }
+
     private final CounterClient client;
     private final int concurrency;
     private final long timeoutMs;
@@ -47,8 +57,8 @@ final class LoadGenerator implements AutoCloseable {
     /** The measured window; null (nothing measured) until {@link #measure} is called. */
     private volatile MeasuredWindow window;
     private volatile AckWatch watch;
-    private volatile String countAcksFrom;
-    private volatile long countAcksSinceNanos;
+    /** Whose acknowledgements {@link #acksFromWatched()} counts, and since when; null: nobody's. */
+    private volatile AckCount ackCount;
     private volatile OperationLog operationLog = OperationLog.NONE;
 
     LoadGenerator(ClusterChannels cluster, int concurrency, long timeoutMs, long attemptTimeoutMs, boolean recordLatency) {
@@ -106,8 +116,8 @@ final class LoadGenerator implements AutoCloseable {
                 if (w != null && end - w.sinceNanos > 0 && !o.servedBy().equals(w.excluded)) {
                     w.firstAckNanos.complete(end);
                 }
-                String from = countAcksFrom;
-                if (from != null && from.equals(o.servedBy()) && end - countAcksSinceNanos > 0) {
+                AckCount count = ackCount;
+                if (count != null && count.counts(o.servedBy(), start, end)) {
                     acksFromWatched.incrementAndGet();
                 }
                 MeasuredWindow measured = window;
@@ -139,11 +149,25 @@ final class LoadGenerator implements AutoCloseable {
         return w;
     }
 
-    /** Counts acknowledgements served by {@code endpoint} from now on (see {@link #acksFromWatched()}). */
+    /**
+     * Counts acknowledgements served by {@code endpoint} that return after {@code sinceNanos} (see
+     * {@link #acksFromWatched()}); null stops counting.
+     */
     void countAcksFrom(String endpoint, long sinceNanos) {
         acksFromWatched.set(0);
-        countAcksSinceNanos = sinceNanos;
-        countAcksFrom = endpoint;
+        ackCount = endpoint == null ? null : new AckCount(endpoint, Long.MIN_VALUE / 2, sinceNanos);
+    }
+
+    /**
+     * Counts acknowledgements served by {@code endpoint} of increments invoked after
+     * {@code invokedAfterNanos}, whenever they return (see {@link #acksFromWatched()}). The
+     * invocation, not the return, proves when the server answered: an answer sent just before a
+     * partition may reach the client only when it heals (TCP resends it), but the answer to an
+     * increment invoked after a moment was certainly sent after it.
+     */
+    void countAcksInvokedAfter(String endpoint, long invokedAfterNanos) {
+        acksFromWatched.set(0);
+        ackCount = new AckCount(endpoint, invokedAfterNanos, Long.MIN_VALUE / 2);
     }
 
     long acksFromWatched() {

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
- * Three (or more) counter servers as child processes on free loopback ports, each with its own
- * data directory under {@code baseDir}, for the chaos runner and the demo. Observes them through
+ * Three (or more) counter servers as child processes on free loopback ports (or each in its own
+ * network namespace, see {@link NetworkNamespaces}), each with its own data directory under
+ * {@code baseDir}, for the chaos runner and the demo. Observes them through
  * the admin service's status. Not thread-safe: one controller drives it; {@link #close()} kills
  * every server.
  */
@@ -35,18 +36,45 @@ final class LocalCluster implements AutoCloseable {
     private final ClusterChannels channels;
 
     LocalCluster(Path baseDir, int size, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
-        List<String> endpoints = new ArrayList<>();
-        for (int port : freePorts(size)) {
-            endpoints.add("127.0.0.1:" + port);
-        }
+        this(baseDir, loopbackEndpoints(size), null, electionTimeoutMs, snapshotIntervalSecs);
+    }
+
+    /**
+     * A cluster whose servers live in the given network: server {@code i} listens on
+     * {@code network.host(i)} and runs in its namespace (see {@link NetworkNamespaces}).
+     */
+    LocalCluster(Path baseDir, NetworkNamespaces network, int size, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
+        this(baseDir, networkEndpoints(network, size), network, electionTimeoutMs, snapshotIntervalSecs);
+    }
+
+    private LocalCluster(Path baseDir, List<String> endpoints, NetworkNamespaces network, int electionTimeoutMs, int snapshotIntervalSecs)
+            throws IOException {
+        int size = endpoints.size();
         List<String> args = List.of("--peers", String.join(",", endpoints), "--election-timeout-ms", Integer.toString(electionTimeoutMs),
                 "--snapshot-interval-secs", Integer.toString(snapshotIntervalSecs));
         Path archive = ServerProcess.recordClassArchive(baseDir);
         for (int i = 0; i < size; i++) {
             servers.add(new ServerProcess(endpoints.get(i), baseDir.resolve("node" + (i + 1)), baseDir.resolve("node" + (i + 1) + ".log"), args,
-                    archive));
+                    archive, network == null ? List.of() : network.launcher(i + 1)));
         }
         channels = new ClusterChannels(endpoints);
+    }
+
+    private static List<String> loopbackEndpoints(int size) throws IOException {
+        List<String> endpoints = new ArrayList<>();
+        for (int port : freePorts(size)) {
+            endpoints.add("127.0.0.1:" + port);
+        }
+        return endpoints;
+    }
+
+    /** In its own namespace every port is free: the servers use 7001, 7002, ... on their own addresses. */
+    private static List<String> networkEndpoints(NetworkNamespaces network, int size) {
+        List<String> endpoints = new ArrayList<>();
+        for (int i = 1; i <= size; i++) {
+            endpoints.add(network.host(i) + ":" + (7000 + i));
+        }
+        return endpoints;
     }
 
     /** Distinct ports that were free a moment ago (bound to port 0 together, then released). */

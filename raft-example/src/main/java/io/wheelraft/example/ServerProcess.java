@@ -23,6 +23,7 @@ final class ServerProcess {
     private final Path logFile;
     private final List<String> serverArgs;
     private final Path classArchive;
+    private final List<String> launcher;
     private Process process;
     private long startedNanos;
 
@@ -30,6 +31,16 @@ final class ServerProcess {
      * @param serverArgs the {@code server} options besides {@code --data} and {@code --self}
      */
     ServerProcess(String endpoint, Path dataDir, Path logFile, List<String> serverArgs, Path classArchive) {
+        this(endpoint, dataDir, logFile, serverArgs, classArchive, List.of());
+    }
+
+    /**
+     * @param launcher what the java command is run under, e.g. {@code ip netns exec NS}; it must
+     *                 exec the java command (keep its pid), so that {@link #kill()} and
+     *                 {@link #pause()} reach the server itself. Empty: java is spawned directly.
+     */
+    ServerProcess(String endpoint, Path dataDir, Path logFile, List<String> serverArgs, Path classArchive, List<String> launcher) {
+        this.launcher = List.copyOf(launcher);
         this.classArchive = classArchive;
         this.endpoint = endpoint;
         this.dataDir = dataDir;
@@ -52,7 +63,8 @@ final class ServerProcess {
             throw new IllegalStateException(endpoint + " is already running");
         }
         Files.createDirectories(logFile.getParent());
-        List<String> cmd = javaCommand(classArchive != null && Files.isRegularFile(classArchive) ? "-XX:SharedArchiveFile=" + classArchive : null);
+        List<String> cmd = new ArrayList<>(launcher);
+        cmd.addAll(javaCommand(classArchive != null && Files.isRegularFile(classArchive) ? "-XX:SharedArchiveFile=" + classArchive : null));
         cmd.add("server");
         cmd.add("--data");
         cmd.add(dataDir.toString());

@@ -68,6 +68,41 @@ class ChaosReportTest {
     }
 
     @Test
+    void electionsBeyondOnePerLeaderFaultAreCountedAsNotExplained() {
+        ChaosReport r = isolateReport(List.of(isolateRound(1, 0), isolateRound(2, 0)), 5);
+        assertEquals(3, JsonParser.parseString(r.json()).getAsJsonObject().get("extraElections").getAsInt());
+        assertTrue(r.summary().contains("not explained by a fault: 3"), r.summary());
+        assertEquals(0, JsonParser.parseString(ChaosReportFixture.report(dir, ChaosReportFixture.goodHistory(20), 20L, 20, null).json())
+                .getAsJsonObject().get("extraElections").getAsInt(), "three kills, three elections");
+    }
+
+    @Test
+    void anIsolatedLeadersAnswerAfterItsLeaseFailsTheRun() {
+        ChaosReport clean = isolateReport(List.of(isolateRound(1, 0), isolateRound(2, 0)), 2);
+        assertTrue(clean.invariantsHold(), clean.summary());
+        JsonObject o = JsonParser.parseString(clean.json()).getAsJsonObject();
+        assertEquals(40.0, o.getAsJsonObject("leaderToFirstAckMs").get("median").getAsDouble(), 1e-9);
+        assertEquals(950.0, o.getAsJsonObject("ownStepDownMs").get("median").getAsDouble(), 1e-9);
+        assertTrue(clean.markdown().contains("heal → old leader caught up"), clean.markdown());
+
+        ChaosReport stale = isolateReport(List.of(isolateRound(1, 0), isolateRound(2, 2)), 2);
+        assertFalse(stale.invariantsHold());
+        assertEquals(2, JsonParser.parseString(stale.json()).getAsJsonObject().get("victimAcksAfterLease").getAsLong());
+        assertFalse(stale.targets().get("isolated leader acknowledges nothing invoked after its lease expired"));
+    }
+
+    private static ChaosRunner.Round isolateRound(int n, long acksAfterLease) {
+        return new ChaosRunner.Round(n, "n1", "n2", n + 1, 1200, 1240, 1500, Double.NaN, 300, acksAfterLease, "", "n1 cut off", 950);
+    }
+
+    private ChaosReport isolateReport(List<ChaosRunner.Round> rounds, int elections) {
+        ChaosRunner.Settings s = new ChaosRunner.Settings(rounds.size(), 1000, ChaosRunner.Mode.ISOLATE_LEADER, dir, 16, 60, 3600);
+        return new ChaosReport(s, new ChaosReport.Measured(rounds, 20, 0, 0, 20L, "", List.of(), elections, elections, elections + 1, 20,
+                java.util.Map.of("10.77.1.1:7001", "n1"), ChaosReportFixture.events(), ChaosReportFixture.buckets(),
+                HistoryCheck.check(ChaosReportFixture.goodHistory(20), java.time.Duration.ofSeconds(10)), "Checked", null));
+    }
+
+    @Test
     void histogramCountsEveryValueInItsBin() {
         int[] c = ChaosCharts.counts(List.of(0.0, 49.9, 50.0, 120.0, 5000.0), 50, 4);
         assertEquals(List.of(2, 1, 1, 1), java.util.Arrays.stream(c).boxed().toList(), "values past the last bin count in it");
