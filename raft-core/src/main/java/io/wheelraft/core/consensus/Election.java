@@ -193,7 +193,7 @@ final class Election {
             if (p.equals(self)) {
                 continue;
             }
-            core.effects().sendRequestVote(p, RequestVoteRequest.newBuilder()
+            core.out().send(new Ready.VoteRequest(p, RequestVoteRequest.newBuilder()
                     .setGroupId(config.groupId())
                     .setServerId(self.toString())
                     .setPeerId(p.toString())
@@ -202,7 +202,7 @@ final class Election {
                     .setLastLogTerm(core.log().lastTerm())
                     .setPreVote(preVote)
                     .setLeadershipTransfer(transfer)
-                    .build());
+                    .build()));
         }
     }
 
@@ -334,7 +334,7 @@ final class Election {
                 }
                 // Retry after a short random pause instead of a whole election timeout: a split
                 // vote or a voter that heard the old leader a little later resolves quickly.
-                core.effects().scheduleElectionRetry();
+                core.out().retryElection();
             }
             case PENDING -> { }
         }

@@ -1,6 +1,7 @@
 package io.wheelraft.core.consensus;
 
 import com.google.protobuf.ByteString;
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
 import io.wheelraft.proto.AppendEntriesRequest;
@@ -20,7 +21,7 @@ import java.util.Map;
 
 /**
  * The Raft algorithm as a pure state machine (etcd style): requests, answers and timer events
- * go in with the current time; decisions come out through {@link RaftEffects}. It owns no
+ * go in with the current time; decisions come out as data, in the {@link Ready} batch the shell takes after each call. It owns no
  * thread, clock, socket or disk, so every rule is a plain deterministic test. Not thread-safe:
  * the node shell calls it from one lane.
  *
@@ -34,7 +35,8 @@ public final class RaftCore {
     private final RaftConfig config;
     private final PeerId self;
     private final RaftLog log;
-    private final RaftEffects effects;
+    /** What this step decided, for the shell to carry out (see Ready). */
+    private final Ready out = new Ready();
     private final MembershipLog memberships;
 
     private long term;
@@ -54,23 +56,22 @@ public final class RaftCore {
     private final PendingReads reads;
 
 
-    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+    public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
-        this(config, log, effects, term, votedFor, memberships, appliedIndex, false, nowMs);
+        this(config, log, term, votedFor, memberships, appliedIndex, false, nowMs);
     }
 
     /** @param repairing the node starts fenced after a storage fault (its meta says so) */
-    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+    public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, boolean repairing, long nowMs) {
         this.repairing = repairing;
         this.config = config;
         this.self = config.self();
         this.log = log;
-        this.effects = effects;
         this.memberships = memberships;
         this.reads = new PendingReads();
         this.election = new Election(this, config);
-        this.transfer = new LeaderTransfer(effects);
+        this.transfer = new LeaderTransfer(out);
         this.term = term;
         this.votedFor = votedFor;
         this.commitIndex = appliedIndex;
@@ -80,6 +81,15 @@ public final class RaftCore {
     }
 
     // ---------------------------------------------------------------- queries
+
+    /**
+     * What the steps since the last {@link Ready#clear()} decided: the shell takes it after every
+     * call into the core and carries it out (see {@link Ready} for the order it must keep).
+     */
+    public Ready ready() {
+        out.durableIndex(log.persistedIndex());
+        return out;
+    }
 
     public long term() { return term; }
     public Role role() { return role; }
@@ -195,16 +205,16 @@ public final class RaftCore {
 
     /** Candidacy: the next term with our own vote, durable first (nothing of the new term exists, here or on the wire, if the write fails). */
     void enterNextTerm() {
-        effects.persistHardState(term + 1, self);
         term++;
+        out.hardState(term, self);
         votedFor = self;
         setRole(Role.CANDIDATE, null);
     }
 
     /** Grants our vote of this term to {@code candidate}, durably before the grant leaves. */
     void recordVote(PeerId candidate) {
-        effects.persistHardState(term, candidate);
         votedFor = candidate;
+        out.hardState(term, candidate);
     }
 
     // ---------------------------------------------------------------- role changes
@@ -219,9 +229,9 @@ public final class RaftCore {
     void becomeFollower(long newTerm, PeerId newLeader, long nowMs) {
         boolean wasLeader = role == Role.LEADER;
         if (newTerm > term) {
-            effects.persistHardState(newTerm, null); // durable before anything of the new term is used
             term = newTerm;
             votedFor = null;
+            out.hardState(term, null); // durable before anything of the new term is used (see Ready)
         }
         election.endRound();
         replication = null;
@@ -231,11 +241,11 @@ public final class RaftCore {
             c.abandon();
         }
         if (changeAwaitingTermCommit != null) {
-            Object h = changeAwaitingTermCommit.handle();
+            Closure h = changeAwaitingTermCommit.done();
             changeAwaitingTermCommit = null;
-            effects.membershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader));
+            out.event(new Ready.MembershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader)));
         }
-        reads.failAll(effects, newLeader);
+        reads.failAll(out, newLeader);
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
             election.leaderHeard();
@@ -245,14 +255,14 @@ public final class RaftCore {
         if (wasLeader) {
             // Our uncommitted entries may still commit under the next leader, or vanish: the shell
             // fails their closures as "leadership lost" (outcome unknown to the client).
-            effects.entriesDiscarded(commitIndex + 1);
+            out.event(new Ready.EntriesDiscarded(commitIndex + 1));
         }
     }
 
     void becomeLeader(long nowMs) {
         election.endRound();
         setRole(Role.LEADER, self);
-        replication = new Replication(config, log, effects, term, memberships.current(), nowMs);
+        replication = new Replication(config, log, out, term, memberships.current(), nowMs);
         changer = new MembershipChanger(new ChangerView(this), 10L * config.electionTimeoutMs());
         LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
@@ -274,7 +284,7 @@ public final class RaftCore {
         role = newRole;
         leader = newLeader;
         if (changed) {
-            effects.roleChanged(role, term, leader);
+            out.event(new Ready.RoleChanged(role, term, leader));
         }
     }
 
@@ -300,8 +310,8 @@ public final class RaftCore {
                 && log.persistedIndex() >= req.getPrevLogIndex()) {
             // The leader saw us reach its repair target, and our log matches its own through
             // prevLogIndex, durably: it holds everything we may have acknowledged before the fault.
-            effects.persistRepairing(false);
             repairing = false;
+            out.repairing(false);
             setRole(followerRole(), leader);
             LOG.info("{} repaired: log holds everything through {}; voting again", self, req.getPrevLogIndex());
             return r;
@@ -374,7 +384,7 @@ public final class RaftCore {
         }
         boolean reset = log.installSnapshot(index, snapshotTerm);
         if (reset) {
-            effects.entriesDiscarded(index + 1);
+            out.event(new Ready.EntriesDiscarded(index + 1));
             memberships.reset(membership);
             onMembershipChanged(nowMs);
         }
@@ -430,10 +440,10 @@ public final class RaftCore {
             if (work != null) {
                 long firstNew = work.entries().get(0).getIndex();
                 if (firstNew <= lastBefore) {
-                    effects.entriesDiscarded(firstNew);
+                    out.event(new Ready.EntriesDiscarded(firstNew));
                     memberships.truncateAfter(firstNew - 1);
                 }
-                effects.persistEntries(work.truncateAfter(), work.entries());
+                out.logWrite(work.truncateAfter(), work.entries(), false);
                 trackConfigurations(work.entries(), nowMs);
             }
         }
@@ -471,7 +481,7 @@ public final class RaftCore {
 
     private void onMembershipChanged(long nowMs) {
         Membership m = memberships.current();
-        effects.membershipChanged(m);
+        out.event(new Ready.MembershipChanged(m));
         if (role == Role.LEADER) {
             replication.updateMembers(m, nowMs);
         } else if (role != Role.CANDIDATE) {
@@ -503,7 +513,7 @@ public final class RaftCore {
 
     private void appendAsLeader(List<LogEntry> entries, long nowMs) {
         log.append(entries);
-        effects.persistEntries(-1, entries);
+        out.logWrite(-1, entries, true);
         trackConfigurations(entries, nowMs);
         replication.replicateAll(commitIndex);
     }
@@ -558,7 +568,7 @@ public final class RaftCore {
             if (role == Role.LEADER && changeAwaitingTermCommit != null) {
                 HeldChange held = changeAwaitingTermCommit;
                 changeAwaitingTermCommit = null;
-                changer.start(held.target(), held.handle(), nowMs);
+                changer.start(held.target(), held.done(), nowMs);
             }
             if (role == Role.LEADER && reads.hasAwaitingTermCommit()) {
                 for (PendingReads.Waiting w : reads.takeAwaitingTermCommit()) {
@@ -572,26 +582,26 @@ public final class RaftCore {
 
     /**
      * Changes the voting members and learners to {@code target} by joint consensus; the outcome
-     * goes to {@link RaftEffects#membershipChangeDone} with {@code handle}.
+     * goes to {@code done} through {@link Ready.MembershipChangeDone}.
      */
-    public void changeMembership(io.wheelraft.core.Configuration target, Object handle, long nowMs) {
+    public void changeMembership(io.wheelraft.core.Configuration target, Closure done, long nowMs) {
         if (role != Role.LEADER) {
-            effects.membershipChangeDone(handle, io.wheelraft.core.Status.notLeader(leader));
+            out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.notLeader(leader)));
         } else if (log.term(commitIndex) != term) {
             // A new leader may not change membership before it commits in its own term (a change
             // built on an uncommitted configuration could overlap another leader's). Hold it.
             if (changeAwaitingTermCommit != null || changer.inProgress()) {
-                effects.membershipChangeDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
-                        "a membership change is already in progress"));
+                out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
+                        "a membership change is already in progress")));
             } else {
-                changeAwaitingTermCommit = new HeldChange(target, handle);
+                changeAwaitingTermCommit = new HeldChange(target, done);
             }
         } else {
-            changer.start(target, handle, nowMs);
+            changer.start(target, done, nowMs);
         }
     }
 
-    private record HeldChange(io.wheelraft.core.Configuration target, Object handle) {
+    private record HeldChange(io.wheelraft.core.Configuration target, Closure done) {
     }
 
     private HeldChange changeAwaitingTermCommit;
@@ -607,25 +617,25 @@ public final class RaftCore {
 
     /**
      * Hands leadership to {@code target}: stop taking tasks, bring it up to date, send TimeoutNow;
-     * the outcome goes to {@link RaftEffects#transferDone} (OK once the target is known to lead,
+     * the outcome goes to {@code done} through {@link Ready.TransferDone} (OK once the target is known to lead,
      * TIMEOUT after an election timeout, when this leader resumes).
      */
-    public void transferLeadership(PeerId target, Object handle, long nowMs) {
+    public void transferLeadership(PeerId target, Closure done, long nowMs) {
         if (role != Role.LEADER) {
-            effects.transferDone(handle, io.wheelraft.core.Status.notLeader(leader));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.notLeader(leader)));
         } else if (target.equals(self)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.ok());
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.ok()));
         } else if (!memberships.current().current().contains(target)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is not a voting member of %s", target, memberships.current().current()));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is not a voting member of %s", target, memberships.current().current())));
         } else if (replication.repairing(target)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target)));
         } else if (transfer.active()) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
-                    "a transfer to %s is already in progress", transfer.target()));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
+                    "a transfer to %s is already in progress", transfer.target())));
         } else {
-            transfer.begin(target, handle, nowMs + config.electionTimeoutMs());
+            transfer.begin(target, done, nowMs + config.electionTimeoutMs());
             LOG.info("{} transfers leadership of term {} to {}", self, term, target);
             maybeSendTimeoutNow();
         }
@@ -635,8 +645,8 @@ public final class RaftCore {
     private void maybeSendTimeoutNow() {
         if (role == Role.LEADER && transfer.active() && !replication.repairing(transfer.target())
                 && transfer.readyForTimeoutNow(replication.match(transfer.target()), log.lastIndex())) {
-            effects.sendTimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
-                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build());
+            out.send(new Ready.TimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
+                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build()));
         }
     }
 
@@ -655,7 +665,7 @@ public final class RaftCore {
 
     long followerMatch(PeerId peer) { return replication.match(peer); }
     PeerId self() { return self; }
-    RaftEffects effects() { return effects; }
+    Ready out() { return out; }
 
     void stepDownAsRemoved(long nowMs) {
         LOG.info("{} is not in the new configuration; stepping down", self);
@@ -668,10 +678,10 @@ public final class RaftCore {
      * Asks for a read index for a batch of reads (opaque handles). On the leader: once it has
      * committed an entry of its term, the current commit index becomes the read index and one
      * heartbeat round confirms leadership (or the lease does, if the node's options choose leases
-     * and the lease is valid); then {@link RaftEffects#readsConfirmed} fires. Elsewhere, or if
-     * leadership is lost first, {@link RaftEffects#readsFailed}.
+     * and the lease is valid); then {@link Ready.ReadsConfirmed} comes out. Elsewhere, or if
+     * leadership is lost first, {@link Ready.ReadsFailed}.
      */
-    public void readIndex(List<Object> handles, long nowMs) {
+    public void readIndex(List<ReadHandle> handles, long nowMs) {
         readIndex(handles, config.leaseReads(), nowMs);
     }
 
@@ -681,9 +691,9 @@ public final class RaftCore {
      * past the heartbeats a quorum last acknowledged) is valid, and falls back to a round when it
      * is not; false always runs a round.
      */
-    public void readIndex(List<Object> handles, boolean lease, long nowMs) {
+    public void readIndex(List<ReadHandle> handles, boolean lease, long nowMs) {
         if (role != Role.LEADER) {
-            effects.readsFailed(handles, leader);
+            out.event(new Ready.ReadsFailed(handles, leader));
             return;
         }
         if (log.term(commitIndex) != term) {
@@ -693,10 +703,10 @@ public final class RaftCore {
         startRead(handles, lease, nowMs);
     }
 
-    private void startRead(List<Object> handles, boolean lease, long nowMs) {
+    private void startRead(List<ReadHandle> handles, boolean lease, long nowMs) {
         Membership m = memberships.current();
         if (lease && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
-            effects.readsConfirmed(handles, commitIndex);
+            out.event(new Ready.ReadsConfirmed(handles, commitIndex));
             return;
         }
         long round = replication.heartbeatAll(commitIndex, nowMs);
@@ -706,14 +716,14 @@ public final class RaftCore {
 
     private void confirmReads() {
         Membership m = memberships.current();
-        reads.confirm(round -> replication.quorumAcked(m, round), effects);
+        reads.confirm(round -> replication.quorumAcked(m, round), out);
     }
 
     private void reportCommit() {
         long appliable = Math.min(commitIndex, log.persistedIndex());
         if (appliable > reportedCommit) {
             reportedCommit = appliable;
-            effects.commitTo(appliable);
+            out.event(new Ready.Committed(appliable));
         }
     }
 }

@@ -17,7 +17,7 @@ import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.MembershipLog;
 import io.wheelraft.core.consensus.RaftConfig;
 import io.wheelraft.core.consensus.RaftCore;
-import io.wheelraft.core.consensus.RaftEffects;
+import io.wheelraft.core.consensus.Ready;
 import io.wheelraft.core.consensus.RaftLog;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
@@ -68,9 +68,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final SerialLane lane;
     private final Random random;
     private final ClosureQueue closures = new ClosureQueue();
-    private final PendingResponses pendingResponses = new PendingResponses();
     private final CountDownLatch terminated = new CountDownLatch(1);
-    private final Effects effects = new Effects();
+    /** Carries out what the core decided, in Ready's order (see carryOut). */
+    private final ReadyCarrier carrier = new ReadyCarrier(new Sink());
     private final ProposalBuffer proposals;
 
     private RaftCore core;
@@ -83,8 +83,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private SnapshotInstaller installer;
     /** Snapshot chunk reads and writes, off the Raft lane (they are disk I/O). */
     private SerialLane snapshotLane;
-    /** Snapshot transfers to followers in progress, by peer; Raft lane only. */
-    private final Map<PeerId, SnapshotSender> senders = new java.util.HashMap<>();
+    private Outbox outbox;
 
     /** Mirrors of lane-owned state, for status() and the timers (read from other threads). */
     private volatile Role role = Role.FOLLOWER;
@@ -144,13 +143,26 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Wiring(() -> halted,
                 () -> core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null,
-                () -> core.isLeader() || core.leader() == null, () -> core.leader(), (handles, lease) -> core.readIndex(handles, lease, now())), fsm);
+                () -> core.isLeader() || core.leader() == null, () -> core.leader(), (handles, lease) -> step(() -> core.readIndex(handles, lease, now()))), fsm);
         snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));
         installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader,
                 error -> lane.execute(() -> enterError(error)));
-        core = new RaftCore(RaftConfig.from(groupId, self, options), log, effects, metaStorage.term(),
+        outbox = new Outbox(transport, new Outbox.Lane() {
+            @Override
+            public void post(Runnable action) {
+                onLane(action);
+            }
+
+            @Override
+            public void postHere(Runnable action) {
+                onLaneHere(action);
+            }
+        }, new PeerAnswers(), rpcTimeoutMs(), voteTimeoutMs(), (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to,
+                leaderTerm, options.snapshotStorage(), transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), stillLeader, done),
+                leaderTerm -> !halted && role == Role.LEADER && term == leaderTerm);
+        core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
@@ -299,6 +311,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         for (int i = 0; i < dones.size(); i++) {
             closures.append(first + i, dones.get(i));
         }
+        carryOut();
     }
 
     private static void complete(Closure done, Status status) {
@@ -368,7 +381,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 callback.run(Status.error(RaftError.INVALID_ARGUMENT, e.getMessage()));
                 return;
             }
-            core.changeMembership(target, callback, now());
+            step(() -> core.changeMembership(target, callback, now()));
         });
     }
 
@@ -380,7 +393,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             if (halted) {
                 callback.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
             } else {
-                core.transferLeadership(peer, callback, now());
+                step(() -> core.transferLeadership(peer, callback, now()));
             }
         });
     }
@@ -488,7 +501,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.unregister(groupId, self);
         transport.removeConnectionListener(this);
         closures.failFrom(0, reason);
-        pendingResponses.failAll(new TransportException(TransportException.Kind.CLOSED, reason.message()));
+        carrier.failHeld(new TransportException(TransportException.Kind.CLOSED, reason.message()));
     }
 
     /**
@@ -525,7 +538,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 return;
             }
             try {
-                f.complete(handler.get());
+                carrier.carryOutAnswering(core.ready(), handler.get(), f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);
@@ -550,7 +563,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             try {
                 RaftCore.AppendResult r = core.handleAppendEntries(request, now());
                 lastLeaderContactMs = core.lastLeaderContactMs();
-                pendingResponses.respond(r.requiredPersistedIndex(), core.log().persistedIndex(), r.response(), f);
+                carrier.carryOutAcknowledging(core.ready(), r, f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);
@@ -567,7 +580,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
                 return;
             }
-            if (!core.acceptSnapshotChunk(PeerId.parse(request.getServerId()), request.getTerm(), now())) {
+            boolean accepted = core.acceptSnapshotChunk(PeerId.parse(request.getServerId()), request.getTerm(), now());
+            carryOut(); // a newer term is durable before any answer in it
+            if (!accepted) {
                 f.complete(SnapshotInstaller.refuse(core.term(), request, "not accepted from " + request.getServerId()
                         + " in term " + request.getTerm() + " (this node is in term " + core.term() + ")"));
                 return;
@@ -600,7 +615,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 answer.complete(installed(core.term()));
                 return;
             }
-            if (!core.acceptSnapshotChunk(PeerId.parse(last.getServerId()), last.getTerm(), now())) {
+            boolean accepted = core.acceptSnapshotChunk(PeerId.parse(last.getServerId()), last.getTerm(), now());
+            carryOut();
+            if (!accepted) {
                 reader.close();
                 answer.complete(SnapshotInstaller.refuse(core.term(), last, "the sender is no longer leader of term " + core.term()));
                 return;
@@ -609,9 +626,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             Membership membership = meta.getConfiguration().getPeersCount() > 0
                     ? Membership.fromEntry(meta.getConfiguration(), index) : core.membership();
             boolean reset = core.installSnapshot(index, meta.getLastIncludedTerm(), membership, now());
+            carryOut(); // also releases acknowledgements the installed snapshot covers
             snapshots.noteInstalled(index);
             commitIndex = Math.max(commitIndex, index);
-            pendingResponses.release(core.log().persistedIndex());
             CompletableFuture<Void> durable = new CompletableFuture<>();
             if (reset) {
                 logWriter.submitReset(index + 1, () -> durable.complete(null));
@@ -654,7 +671,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
                 return;
             }
-            core.readIndex(List.of(new NodeReads.RemoteRead(f)), now());
+            step(() -> core.readIndex(List.of(reads.remote(f)), now()));
         });
         return f;
     }
@@ -667,7 +684,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 // ever rank alike (views of the membership differ during a change).
                 long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
-                timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
+                timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
             }
         });
     }
@@ -702,7 +719,19 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return Math.max(2L * options.heartbeatIntervalMs(), options.electionTimeoutMs() / 2);
     }
 
-    private final class Effects implements RaftEffects {
+    /** Runs {@code decision} on the core, then carries out what it decided. Raft lane only. */
+    private void step(Runnable decision) {
+        decision.run();
+        carryOut();
+    }
+
+    /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
+    private void carryOut() {
+        carrier.carryOut(core.ready());
+    }
+
+    /** What carrying out a batch does here: meta writes, log writes, sends and bookkeeping. */
+    private final class Sink implements ReadyCarrier.Sink {
         @Override
         public void persistHardState(long newTerm, PeerId votedFor) {
             options.metaStorage().setTermAndVote(newTerm, votedFor); // a failure stops the node (onLaneFailure)
@@ -715,63 +744,49 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
 
         @Override
-        public void persistEntries(long truncateAfter, List<LogEntry> entries) {
+        public void writeLog(Ready.LogWrite w) {
             // Only a follower writes inline: the leader's own write is off its commit path.
-            logWriter.submit(truncateAfter, entries, !core.isLeader());
+            logWriter.submit(w.truncateAfter(), w.entries(), !w.byLeader());
         }
 
         @Override
-        public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-            // Not onLaneHere: winning a round writes the new term and vote synchronously, and that
-            // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
-            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
-                if (resp != null) {
-                    core.handleRequestVoteResponse(to, request, resp, now());
-                } else {
-                    core.handleRequestVoteFailure(to, request, now());
-                }
-            }));
+        public void send(Ready.Message message) {
+            outbox.send(message);
         }
 
         @Override
-        public void sendAppendEntries(PeerId to, AppendEntriesRequest request) {
-            transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLaneHere(() -> {
-                if (resp != null) {
-                    core.handleAppendEntriesResponse(to, request, resp, now());
-                } else {
-                    core.handleAppendEntriesFailure(to, request);
-                }
-            }));
+        public void scheduleElectionRetry() {
+            int hb = options.heartbeatIntervalMs();
+            int delay = NodeTimers.randomIn(random, hb, 4 * hb);
+            timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onElectionRetry(now()))), delay, TimeUnit.MILLISECONDS);
         }
 
         @Override
-        public void sendTimeoutNow(PeerId to, TimeoutNowRequest request) {
-            transport.timeoutNow(to, request, rpcTimeoutMs());
-        }
-
-        @Override
-        public void sendSnapshot(PeerId to) {
-            long leaderTerm = core.term();
-            SnapshotSender running = senders.get(to);
-            if (running != null && running.term() == leaderTerm) {
-                return; // one transfer per follower; it reports when it ends
+        public void handle(Ready.Event event) {
+            if (event instanceof Ready.RoleChanged r) {
+                roleChanged(r.role(), r.term(), r.leader());
+            } else if (event instanceof Ready.Committed c) {
+                metrics.committed(c.index(), nanos());
+                commitIndex = c.index();
+                fsm.commitTo(c.index());
+            } else if (event instanceof Ready.EntriesDiscarded d) {
+                closures.failFrom(d.fromIndex(), Status.error(RaftError.LEADERSHIP_LOST,
+                        "leadership changed before entry %d+ committed; it may or may not be applied", d.fromIndex()));
+            } else if (event instanceof Ready.MembershipChanged m) {
+                configuration = m.membership().current();
+                prepareConnections(m.membership());
+            } else if (event instanceof Ready.ReadsConfirmed r) {
+                r.reads().forEach(h -> h.confirmed(r.readIndex()));
+            } else if (event instanceof Ready.ReadsFailed r) {
+                r.reads().forEach(h -> h.failed(r.leaderHint()));
+            } else if (event instanceof Ready.TransferDone d) {
+                d.done().run(d.status());
+            } else if (event instanceof Ready.MembershipChangeDone d) {
+                d.done().run(d.status());
             }
-            SnapshotSender[] holder = new SnapshotSender[1];
-            SnapshotSender sender = new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(), transport, snapshotLane,
-                    options.snapshotChunkBytes(), rpcTimeoutMs(), () -> !halted && role == Role.LEADER && term == leaderTerm,
-                    (peer, index, ok, higherTerm) -> onLane(() -> {
-                        senders.remove(peer, holder[0]);
-                        core.observeTerm(higherTerm, now());
-                        core.onSnapshotSent(peer, leaderTerm, index, ok, now());
-                        matchIndexes = core.followerMatchIndexes();
-                    }));
-            holder[0] = sender;
-            senders.put(to, sender);
-            sender.start();
         }
 
-        @Override
-        public void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
+        private void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
             Role old = role;
             metrics.roleChanged(newRole, newLeader != null && !newLeader.equals(leader), nanos());
             role = newRole;
@@ -790,53 +805,36 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             }
             LOG.info("{}/{} is {} in term {} (leader {})", groupId, self, newRole.label(), newTerm, newLeader);
         }
+    }
 
+    /** Answers from peers, brought back to the lane by the {@link Outbox}: each is one step of the core. */
+    private final class PeerAnswers implements Outbox.Answers {
         @Override
-        public void commitTo(long index) {
-            metrics.committed(index, nanos());
-            commitIndex = index;
-            fsm.commitTo(index);
+        public void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response) {
+            if (response != null) {
+                core.handleRequestVoteResponse(to, request, response, now());
+            } else {
+                core.handleRequestVoteFailure(to, request, now());
+            }
+            carryOut();
         }
 
         @Override
-        public void entriesDiscarded(long fromIndex) {
-            closures.failFrom(fromIndex, Status.error(RaftError.LEADERSHIP_LOST,
-                    "leadership changed before entry %d+ committed; it may or may not be applied", fromIndex));
-            pendingResponses.discardFrom(fromIndex, new TransportException(TransportException.Kind.REJECTED,
-                    "entries from " + fromIndex + " were replaced"));
+        public void append(PeerId to, AppendEntriesRequest request, AppendEntriesResponse response) {
+            if (response != null) {
+                core.handleAppendEntriesResponse(to, request, response, now());
+            } else {
+                core.handleAppendEntriesFailure(to, request);
+            }
+            carryOut();
         }
 
         @Override
-        public void membershipChanged(Membership membership) {
-            configuration = membership.current();
-            prepareConnections(membership);
-        }
-
-        @Override
-        public void scheduleElectionRetry() {
-            int hb = options.heartbeatIntervalMs();
-            int delay = NodeTimers.randomIn(random, hb, 4 * hb);
-            timerOrShared().newTimeout(t -> onLane(() -> core.onElectionRetry(now())), delay, TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void transferDone(Object handle, Status status) {
-            ((Closure) handle).run(status);
-        }
-
-        @Override
-        public void membershipChangeDone(Object handle, Status status) {
-            ((Closure) handle).run(status);
-        }
-
-        @Override
-        public void readsConfirmed(List<Object> handles, long readIndex) {
-            reads.confirmed(handles, readIndex);
-        }
-
-        @Override
-        public void readsFailed(List<Object> handles, PeerId leaderHint) {
-            reads.failed(handles, leaderHint);
+        public void snapshotSent(PeerId peer, long leaderTerm, long snapshotIndex, boolean ok, long higherTerm) {
+            core.observeTerm(higherTerm, now());
+            core.onSnapshotSent(peer, leaderTerm, snapshotIndex, ok, now());
+            carryOut();
+            matchIndexes = core.followerMatchIndexes();
         }
     }
 
@@ -848,8 +846,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                     return; // written before a snapshot install reset the log: no longer there
                 }
                 core.onPersisted(lastIndex, lastTerm, now());
-                metrics.durable(core.log().persistedIndex(), nanos());
-                pendingResponses.release(core.log().persistedIndex());
+                long durable = core.log().persistedIndex();
+                carryOut(); // commits, and releases the acknowledgements the durable log now covers
+                metrics.durable(durable, nanos());
             });
         }
 
@@ -864,28 +863,28 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void electionTimeout() {
             if (!halted) {
-                core.onElectionTimeout(now());
+                step(() -> core.onElectionTimeout(now()));
             }
         }
 
         @Override
         public void voteTimeout() {
             if (!halted) {
-                core.onVoteTimeout(now());
+                step(() -> core.onVoteTimeout(now()));
             }
         }
 
         @Override
         public void stepDownCheck() {
             if (!halted) {
-                core.onStepDownCheck(now());
+                step(() -> core.onStepDownCheck(now()));
             }
         }
 
         @Override
         public void heartbeat() {
             if (!halted) {
-                core.onHeartbeatTimeout(now());
+                step(() -> core.onHeartbeatTimeout(now()));
                 // The operator's view of follower progress is refreshed once per heartbeat, not
                 // copied on every append answer (that is the replication hot path).
                 Map<PeerId, Long> matches = core.followerMatchIndexes();
