@@ -28,8 +28,8 @@ import java.util.List;
  *       {@link RaftCore#onPersisted}.</li>
  *   <li>{@link #messages()} may leave at once (after rule 1).</li>
  *   <li>A follower's acknowledgement of entries (the answer to AppendEntries) is released only
- *       once the log is durable through the index it acknowledges: {@link RaftCore.AppendResult
- *       #requiredPersistedIndex()} against {@link #durableIndex()}.</li>
+ *       once the log is durable through the index it acknowledges
+ *       ({@link RaftCore.AppendResult#requiredPersistedIndex()} against {@link #durableIndex()}).</li>
  * </ol>
  * Reusable and not thread-safe: one per core, used on the node's Raft lane only.
  */

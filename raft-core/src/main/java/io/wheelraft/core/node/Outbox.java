@@ -1,6 +1,7 @@
 package io.wheelraft.core.node;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.Ready;
 import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.proto.AppendEntriesRequest;
@@ -11,6 +12,7 @@ import io.wheelraft.proto.RequestVoteResponse;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 
 /**
@@ -32,21 +34,17 @@ final class Outbox {
         void snapshotSent(PeerId peer, long leaderTerm, long snapshotIndex, boolean ok, long higherTerm);
     }
 
-    /** Runs answer handling on the Raft lane, unless the node stopped. */
-    interface Lane {
-        void post(Runnable action);
-
-        /** As {@link #post}, but on the calling thread when the lane is idle (the replication path). */
-        void postHere(Runnable action);
-    }
-
     /** How a snapshot transfer is made (the node's storage, transport, lane and options). */
     interface SenderFactory {
         SnapshotSender create(PeerId to, long leaderTerm, BooleanSupplier stillLeader, SnapshotSender.Outcome done);
     }
 
+    private final PeerId self;
     private final RaftTransport transport;
-    private final Lane lane;
+    /** Runs answer handling on the Raft lane, unless the node stopped. */
+    private final Consumer<Runnable> post;
+    /** As {@link #post}, but on the calling thread when the lane is idle (the replication path). */
+    private final Consumer<Runnable> postHere;
     private final Answers answers;
     private final long rpcTimeoutMs;
     private final long voteTimeoutMs;
@@ -56,10 +54,16 @@ final class Outbox {
     /** Snapshot transfers to followers in progress, by peer; Raft lane only. */
     private final Map<PeerId, SnapshotSender> senders = new HashMap<>();
 
-    Outbox(RaftTransport transport, Lane lane, Answers answers, long rpcTimeoutMs, long voteTimeoutMs,
-           SenderFactory senderFactory, LongPredicate leaderOf) {
+    /**
+     * @param voteTimeoutMs a peer silent this long is treated as refusing, so a round with a hung
+     *                      peer ends before the vote timer
+     */
+    Outbox(PeerId self, RaftTransport transport, Consumer<Runnable> post, Consumer<Runnable> postHere, Answers answers,
+           long rpcTimeoutMs, long voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf) {
+        this.self = self;
         this.transport = transport;
-        this.lane = lane;
+        this.post = post;
+        this.postHere = postHere;
         this.answers = answers;
         this.rpcTimeoutMs = rpcTimeoutMs;
         this.voteTimeoutMs = voteTimeoutMs;
@@ -72,14 +76,29 @@ final class Outbox {
             // Not postHere: winning a round writes the new term and vote synchronously, and that
             // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
             transport.requestVote(v.to(), v.request(), voteTimeoutMs)
-                    .whenComplete((resp, err) -> lane.post(() -> answers.vote(v.to(), v.request(), resp)));
+                    .whenComplete((resp, err) -> post.accept(() -> answers.vote(v.to(), v.request(), resp)));
         } else if (message instanceof Ready.AppendRequest a) {
             transport.appendEntries(a.to(), a.request(), rpcTimeoutMs)
-                    .whenComplete((resp, err) -> lane.postHere(() -> answers.append(a.to(), a.request(), resp)));
+                    .whenComplete((resp, err) -> postHere.accept(() -> answers.append(a.to(), a.request(), resp)));
         } else if (message instanceof Ready.TimeoutNow n) {
             transport.timeoutNow(n.to(), n.request(), rpcTimeoutMs);
         } else if (message instanceof Ready.SnapshotTransfer s) {
             startSnapshot(s.to(), s.term());
+        }
+    }
+
+    /**
+     * A voter keeps connections open to the other voters: it may have to ask them for votes, and
+     * a failover should not wait for a connection to open (a restarted node has dialled no one).
+     */
+    void prepareConnections(Membership membership) {
+        if (!membership.isVoter(self)) {
+            return;
+        }
+        for (PeerId p : membership.voters()) {
+            if (!p.equals(self)) {
+                transport.prepareConnection(p);
+            }
         }
     }
 
@@ -90,7 +109,7 @@ final class Outbox {
         }
         SnapshotSender[] holder = new SnapshotSender[1];
         SnapshotSender sender = senderFactory.create(to, leaderTerm, () -> leaderOf.test(leaderTerm),
-                (peer, index, ok, higherTerm) -> lane.post(() -> {
+                (peer, index, ok, higherTerm) -> post.accept(() -> {
                     senders.remove(peer, holder[0]);
                     answers.snapshotSent(peer, leaderTerm, index, ok, higherTerm);
                 }));
