@@ -99,6 +99,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.options = Objects.requireNonNull(options, "options").validate();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
+        if (options.timer() != null && options.timer() != runtime.timer()) {
+            // The node reads the runtime's clock: timeouts on a wheel with another clock would not match it.
+            throw new IllegalArgumentException("NodeOptions.timer must be the node runtime's timer (or null for it): "
+                    + "the node reads the runtime's clock, so it must schedule on the runtime's wheel");
+        }
         this.lanes = new LanePolicy(groupId + "/" + self, runtime, options);
         this.lane = lanes.raftLane(this::onLaneFailure);
         this.random = new Random(options.randomSeed());
@@ -188,8 +193,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return this;
     }
 
+    /** The wheel this node schedules on: its runtime's, whose clock {@link #now()} reads. */
     private io.wheelraft.timer.Timer timer() {
-        return options.timer() != null ? options.timer() : runtime.timer();
+        return runtime.timer();
     }
 
     private long now() {
