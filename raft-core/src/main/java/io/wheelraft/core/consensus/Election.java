@@ -122,7 +122,6 @@ final class Election {
         }
     }
 
-
     /**
      * The transport says the connection to {@code endpoint} broke.
      *
@@ -149,7 +148,6 @@ final class Election {
             startPreVote(nowMs);
         }
     }
-
 
     /** Is a pre-vote round of ours still waiting for answers? */
     boolean preVoting() {

@@ -21,8 +21,9 @@ import java.util.Map;
 
 /**
  * The Raft algorithm as a pure state machine (etcd style): requests, answers and timer events
- * go in with the current time; decisions come out as data, in the {@link Ready} batch the shell takes after each call. It owns no
- * thread, clock, socket or disk, so every rule is a plain deterministic test. Not thread-safe:
+ * go in with the current time; decisions come out as data, in the {@link Ready} batch the shell
+ * takes after each call (the core never calls out). It owns no thread, clock, socket or disk, so
+ * every rule is a plain deterministic test. Elections are {@link Election}'s. Not thread-safe:
  * the node shell calls it from one lane.
  *
  * <p>Section references are to the Raft paper (§5) and Ongaro's thesis (§9.6 pre-vote, §4.2.3
@@ -113,7 +114,6 @@ public final class RaftCore {
         return replication == null ? Map.of() : replication.matchIndexes();
     }
 
-
     // ---------------------------------------------------------------- timers
 
     /**
@@ -130,7 +130,6 @@ public final class RaftCore {
         }
     }
 
-
     /** stepDownTimer fired on the leader: check-quorum. */
     public void onStepDownCheck(long nowMs) {
         if (role == Role.LEADER && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
@@ -146,7 +145,7 @@ public final class RaftCore {
         }
         checkTransfer(nowMs);
     }
-    // ---------------------------------------------------------------- elections
+
     // ---------------------------------------------------------------- elections (see Election)
 
     /** Has this follower lost its leader (see {@link Election#leaderLost})? */
