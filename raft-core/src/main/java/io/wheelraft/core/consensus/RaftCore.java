@@ -382,6 +382,7 @@ public final class RaftCore {
             throw new IllegalStateException(self + " cannot install a snapshot as " + role.label());
         }
         boolean reset = log.installSnapshot(index, snapshotTerm);
+        out.reportDurable();
         if (reset) {
             out.event(new Ready.EntriesDiscarded(index + 1));
             memberships.reset(membership);
@@ -545,6 +546,7 @@ public final class RaftCore {
 
     /** The disk acknowledged entries up to {@code index} of {@code entryTerm}. */
     public void onPersisted(long index, long entryTerm, long nowMs) {
+        out.reportDurable();
         if (!log.stableTo(index, entryTerm)) {
             return;
         }

@@ -29,7 +29,8 @@ import java.util.List;
  *   <li>{@link #messages()} may leave at once (after rule 1).</li>
  *   <li>A follower's acknowledgement of entries (the answer to AppendEntries) is released only
  *       once the log is durable through the index it acknowledges
- *       ({@link RaftCore.AppendResult#requiredPersistedIndex()} against {@link #durableIndex()}).</li>
+ *       ({@link RaftCore.AppendResult#requiredPersistedIndex()} against {@link #durableIndex()});
+ *       held ones are released when a step reports the durable point ({@link #durableReported()}).</li>
  * </ol>
  * Reusable and not thread-safe: one per core, used on the node's Raft lane only.
  */
@@ -116,6 +117,7 @@ public final class Ready {
     private final List<Message> messages = new ArrayList<>();
     private boolean electionRetry;
     private long durableIndex;
+    private boolean durableReported;
 
     Ready() {
     }
@@ -152,9 +154,17 @@ public final class Ready {
         return electionRetry;
     }
 
-    /** How far the log is durable, as of the end of this step (held acknowledgements up to it may go). */
+    /** How far the log is durable, as of the end of this step. */
     public long durableIndex() {
         return durableIndex;
+    }
+
+    /**
+     * The step learned how far the log is durable (a disk acknowledgement, or a snapshot installed
+     * in place of the log): held acknowledgements up to {@link #durableIndex()} may now go.
+     */
+    public boolean durableReported() {
+        return durableReported;
     }
 
     public boolean isEmpty() {
@@ -169,6 +179,7 @@ public final class Ready {
         logWrites.clear();
         messages.clear();
         electionRetry = false;
+        durableReported = false;
     }
 
     // ---------------------------------------------------------------- filled by the core
@@ -199,5 +210,9 @@ public final class Ready {
 
     void durableIndex(long index) {
         durableIndex = index;
+    }
+
+    void reportDurable() {
+        durableReported = true;
     }
 }

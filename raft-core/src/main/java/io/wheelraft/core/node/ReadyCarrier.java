@@ -72,8 +72,8 @@ final class ReadyCarrier {
      *       acknowledgements of them);</li>
      *   <li>log writes are queued, in order;</li>
      *   <li>messages leave;</li>
-     *   <li>the answer leaves, or waits if it acknowledges entries not yet durable; held
-     *       acknowledgements the durable log now covers are released, in order;</li>
+     *   <li>the answer leaves, or waits if it acknowledges entries not yet durable; when the step
+     *       reported the durable point, held acknowledgements it covers are released, in order;</li>
      *   <li>an election retry is scheduled if a round was lost.</li>
      * </ol>
      * The batch is cleared afterwards, also when a step fails.
@@ -108,7 +108,9 @@ final class ReadyCarrier {
             if (answer != null) {
                 answer.run();
             }
-            heldAcks.release(batch.durableIndex());
+            if (batch.durableReported()) {
+                heldAcks.release(batch.durableIndex());
+            }
             if (batch.electionRetry()) {
                 sink.scheduleElectionRetry();
             }
