@@ -3,7 +3,6 @@ package io.wheelraft.core;
 import io.wheelraft.core.spi.LogStorage;
 import io.wheelraft.core.spi.RaftMetaStorage;
 import io.wheelraft.core.spi.SnapshotStorage;
-import io.wheelraft.timer.Clock;
 import io.wheelraft.timer.Timer;
 
 /**
@@ -23,7 +22,6 @@ public final class NodeOptions {
     private RaftMetaStorage metaStorage;
     private SnapshotStorage snapshotStorage;
     private Timer timer;
-    private Clock clock = Clock.system();
     private long randomSeed = System.nanoTime();
     private int applyQueueCapacity = 16384;
     private boolean applyInline;
@@ -52,7 +50,6 @@ public final class NodeOptions {
         require(logStorage != null, "logStorage is required");
         require(metaStorage != null, "metaStorage is required");
         require(snapshotStorage != null, "snapshotStorage is required");
-        require(clock != null, "clock must not be null");
         require(applyQueueCapacity > 0, "applyQueueCapacity must be > 0, was " + applyQueueCapacity);
         require(logCacheEntries >= 0 && logCacheEntries <= (1 << 24), "logCacheEntries must be in 0..2^24, was " + logCacheEntries);
         require(logCacheMaxEntryBytes >= 0, "logCacheMaxEntryBytes must be >= 0, was " + logCacheMaxEntryBytes);
@@ -105,12 +102,14 @@ public final class NodeOptions {
     public SnapshotStorage snapshotStorage() { return snapshotStorage; }
     public NodeOptions snapshotStorage(SnapshotStorage v) { snapshotStorage = v; return this; }
 
-    /** The shared timing wheel; null means the process-wide default wheel. */
+    /**
+     * The timing wheel the node schedules on; null means its runtime's ({@code NodeRuntime.timer()}).
+     * If set it must be that same wheel: the node reads time from its runtime's clock, and a
+     * wheel running on another clock would fire its timeouts out of step with it (the node
+     * refuses to be built with another wheel).
+     */
     public Timer timer() { return timer; }
     public NodeOptions timer(Timer v) { timer = v; return this; }
-
-    public Clock clock() { return clock; }
-    public NodeOptions clock(Clock v) { clock = v; return this; }
 
     /** Seeds the randomised election timeouts (fixed in simulation so runs replay). */
     public long randomSeed() { return randomSeed; }

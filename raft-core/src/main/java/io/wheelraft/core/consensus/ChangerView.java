@@ -1,5 +1,6 @@
 package io.wheelraft.core.consensus;
 
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Status;
 import io.wheelraft.proto.ConfigurationEntry;
@@ -48,7 +49,7 @@ final class ChangerView implements MembershipChanger.Leader {
     }
 
     @Override
-    public void changeDone(Object handle, Status status) {
-        core.effects().membershipChangeDone(handle, status);
+    public void changeDone(Closure done, Status status) {
+        core.out().event(new Ready.MembershipChangeDone(done, status));
     }
 }

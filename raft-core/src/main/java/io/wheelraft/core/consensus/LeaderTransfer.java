@@ -1,5 +1,6 @@
 package io.wheelraft.core.consensus;
 
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
 import io.wheelraft.core.Status;
@@ -11,14 +12,14 @@ import io.wheelraft.core.Status;
  */
 final class LeaderTransfer {
 
-    private final RaftEffects effects;
+    private final Ready out;
     private PeerId target;
-    private Object handle;
+    private Closure done;
     private long deadlineMs;
     private boolean timeoutNowSent;
 
-    LeaderTransfer(RaftEffects effects) {
-        this.effects = effects;
+    LeaderTransfer(Ready out) {
+        this.out = out;
     }
 
     boolean active() {
@@ -29,9 +30,9 @@ final class LeaderTransfer {
         return target;
     }
 
-    void begin(PeerId target, Object handle, long deadlineMs) {
+    void begin(PeerId target, Closure done, long deadlineMs) {
         this.target = target;
-        this.handle = handle;
+        this.done = done;
         this.deadlineMs = deadlineMs;
         this.timeoutNowSent = false;
     }
@@ -59,9 +60,9 @@ final class LeaderTransfer {
     }
 
     private void finish(Status status) {
-        Object h = handle;
+        Closure caller = done;
         target = null;
-        handle = null;
-        effects.transferDone(h, status);
+        done = null;
+        out.event(new Ready.TransferDone(caller, status));
     }
 }

@@ -1,5 +1,6 @@
 package io.wheelraft.core.consensus;
 
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
@@ -39,7 +40,7 @@ final class MembershipChanger {
 
         void stepDown(long nowMs);
 
-        void changeDone(Object handle, Status status);
+        void changeDone(Closure done, Status status);
     }
 
     private enum Phase { CATCHING_UP, JOINT, FINAL }
@@ -50,7 +51,7 @@ final class MembershipChanger {
     private Configuration target;
     private Configuration before;
     private Set<PeerId> newVoters = Set.of();
-    private Object handle;
+    private Closure handle;
     private long entryIndex;
     private long deadlineMs;
 
@@ -64,7 +65,7 @@ final class MembershipChanger {
     }
 
     /** Starts a change to {@code newConf}; {@code handle} is told the outcome. */
-    void start(Configuration newConf, Object handle, long nowMs) {
+    void start(Configuration newConf, Closure handle, long nowMs) {
         Membership m = leader.membership();
         if (phase != null || m.isJoint()) {
             leader.changeDone(handle, Status.error(RaftError.CONFIGURATION_CHANGING, "a membership change is already in progress"));
@@ -173,7 +174,7 @@ final class MembershipChanger {
     }
 
     private void finish(Status status) {
-        Object h = handle;
+        Closure h = handle;
         phase = null;
         handle = null;
         target = null;

@@ -15,17 +15,17 @@ import java.util.function.LongPredicate;
  */
 final class PendingReads {
 
-    private record Batch(List<Object> handles, long readIndex, long round) {
+    private record Batch(List<ReadHandle> handles, long readIndex, long round) {
     }
 
     private final ArrayDeque<Batch> confirming = new ArrayDeque<>();
     private final List<Waiting> awaitingTermCommit = new ArrayList<>();
 
     /** Reads held until the term's first commit, with whether they may be confirmed by the lease. */
-    record Waiting(List<Object> handles, boolean lease) {
+    record Waiting(List<ReadHandle> handles, boolean lease) {
     }
 
-    void awaitTermCommit(List<Object> handles, boolean lease) {
+    void awaitTermCommit(List<ReadHandle> handles, boolean lease) {
         awaitingTermCommit.add(new Waiting(List.copyOf(handles), lease));
     }
 
@@ -40,7 +40,7 @@ final class PendingReads {
         return !awaitingTermCommit.isEmpty();
     }
 
-    void add(List<Object> handles, long readIndex, long round) {
+    void add(List<ReadHandle> handles, long readIndex, long round) {
         confirming.add(new Batch(handles, readIndex, round));
     }
 
@@ -49,16 +49,16 @@ final class PendingReads {
     }
 
     /** Releases, in order, every batch whose heartbeat round a quorum has acknowledged. */
-    void confirm(LongPredicate roundAcked, RaftEffects effects) {
+    void confirm(LongPredicate roundAcked, Ready out) {
         while (!confirming.isEmpty() && roundAcked.test(confirming.peek().round())) {
             Batch b = confirming.poll();
-            effects.readsConfirmed(b.handles(), b.readIndex());
+            out.event(new Ready.ReadsConfirmed(b.handles(), b.readIndex()));
         }
     }
 
     /** Leadership is gone: every read fails (with the new leader as a hint, if known). */
-    void failAll(RaftEffects effects, PeerId leaderHint) {
-        List<Object> failed = new ArrayList<>();
+    void failAll(Ready out, PeerId leaderHint) {
+        List<ReadHandle> failed = new ArrayList<>();
         for (Waiting w : takeAwaitingTermCommit()) {
             failed.addAll(w.handles());
         }
@@ -67,7 +67,7 @@ final class PendingReads {
         }
         confirming.clear();
         if (!failed.isEmpty()) {
-            effects.readsFailed(failed, leaderHint);
+            out.event(new Ready.ReadsFailed(failed, leaderHint));
         }
     }
 }

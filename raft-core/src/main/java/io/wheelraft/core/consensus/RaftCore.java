@@ -1,9 +1,9 @@
 package io.wheelraft.core.consensus;
 
 import com.google.protobuf.ByteString;
+import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
-import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.EntryType;
@@ -21,8 +21,9 @@ import java.util.Map;
 
 /**
  * The Raft algorithm as a pure state machine (etcd style): requests, answers and timer events
- * go in with the current time; decisions come out through {@link RaftEffects}. It owns no
- * thread, clock, socket or disk, so every rule is a plain deterministic test. Not thread-safe:
+ * go in with the current time; decisions come out as data, in the {@link Ready} batch the shell
+ * takes after each call (the core never calls out). It owns no thread, clock, socket or disk, so
+ * every rule is a plain deterministic test. Elections are {@link Election}'s. Not thread-safe:
  * the node shell calls it from one lane.
  *
  * <p>Section references are to the Raft paper (§5) and Ongaro's thesis (§9.6 pre-vote, §4.2.3
@@ -31,15 +32,12 @@ import java.util.Map;
 public final class RaftCore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
-    /** Lines that repeat every retry while no quorum answers (e.g. the majority is down). */
-    private final RateLimitedLog preVoteLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
-    private final RateLimitedLog lostRoundLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
-    private final RateLimitedLog voteTimeoutLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftConfig config;
     private final PeerId self;
     private final RaftLog log;
-    private final RaftEffects effects;
+    /** What this step decided, for the shell to carry out (see Ready). */
+    private final Ready out = new Ready();
     private final MembershipLog memberships;
 
     private long term;
@@ -52,36 +50,29 @@ public final class RaftCore {
     private boolean repairing;
 
     private long lastLeaderContactMs;
-    /** When we last granted a real vote (pre-votes are held back briefly after it). */
-    private long lastVoteGrantMs = Long.MIN_VALUE / 2;
-    /** When the transport said the leader's connection broke; -1 when it has not (since the last contact). */
-    private long leaderConnectionLostMs = -1;
-    private VoteTally tally;
+    private final Election election;
     private Replication replication;
     private MembershipChanger changer;
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
-    /** Stops a node removed from the group from campaigning (see RemovedMember). */
-    private final RemovedMember removed;
 
 
-    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+    public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
-        this(config, log, effects, term, votedFor, memberships, appliedIndex, false, nowMs);
+        this(config, log, term, votedFor, memberships, appliedIndex, false, nowMs);
     }
 
     /** @param repairing the node starts fenced after a storage fault (its meta says so) */
-    public RaftCore(RaftConfig config, RaftLog log, RaftEffects effects, long term, PeerId votedFor,
+    public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, boolean repairing, long nowMs) {
         this.repairing = repairing;
         this.config = config;
         this.self = config.self();
         this.log = log;
-        this.effects = effects;
         this.memberships = memberships;
         this.reads = new PendingReads();
-        this.removed = new RemovedMember(self);
-        this.transfer = new LeaderTransfer(effects);
+        this.election = new Election(this, config);
+        this.transfer = new LeaderTransfer(out);
         this.term = term;
         this.votedFor = votedFor;
         this.commitIndex = appliedIndex;
@@ -91,6 +82,15 @@ public final class RaftCore {
     }
 
     // ---------------------------------------------------------------- queries
+
+    /**
+     * What the steps since the last {@link Ready#clear()} decided: the shell takes it after every
+     * call into the core and carries it out (see {@link Ready} for the order it must keep).
+     */
+    public Ready ready() {
+        out.durableIndex(log.persistedIndex());
+        return out;
+    }
 
     public long term() { return term; }
     public Role role() { return role; }
@@ -114,60 +114,6 @@ public final class RaftCore {
         return replication == null ? Map.of() : replication.matchIndexes();
     }
 
-    /**
-     * Has this follower lost its leader: silent for an election timeout, or its connection broke
-     * and the first candidate's wait ({@link #firstCandidateWaitMs}) passed?
-     */
-    public boolean leaderLost(long nowMs) {
-        return leaderLostAfter(nowMs, firstCandidateWaitMs());
-    }
-
-    /**
-     * How long after its own report of the broken leader connection the first follower may
-     * campaign: three quarters of the grace. Voters back a candidate after half the grace
-     * ({@link #leaderLostForVoting}); the quarter between covers followers hearing of the same
-     * break at different moments (2-40 ms in the chaos runs, against 50 ms at T = 1000).
-     */
-    private long firstCandidateWaitMs() {
-        return config.connectionLostGraceMs() * 3L / 4;
-    }
-
-    /**
-     * After the leader's connection broke, how long this follower waits before its pre-vote:
-     * {@link #firstCandidateWaitMs}, plus half a grace for every surviving voter that comes before
-     * it by id. The followers so campaign one after the other, the next only if the one before
-     * has not won (winning takes one pre-vote and one vote round trip, well under half a grace).
-     * Random waits in [grace, 1.5 grace) used to tie now and then, and both the wait and a tie
-     * (a split vote) cost a quarter to half of the failover time. A first candidate whose log is
-     * behind cannot win, but the voter ahead of it campaigns as soon as it refuses it. The shell
-     * adds a little jitter.
-     */
-    public long campaignDelayAfterBreakMs() {
-        int before = 0;
-        for (PeerId p : memberships.current().voters()) {
-            if (!p.equals(self) && !p.equals(leader) && p.compareTo(self) < 0) {
-                before++;
-            }
-        }
-        return firstCandidateWaitMs() + before * (config.connectionLostGraceMs() / 2L);
-    }
-
-    /**
-     * Whether, as a voter, we back a candidate against our leader. The candidate has waited at
-     * least three quarters of the grace after its own break report; a voter that saw the same
-     * break a little later must not refuse it for that, so it only needs half the grace.
-     */
-    private boolean leaderLostForVoting(long nowMs) {
-        return leaderLostAfter(nowMs, config.connectionLostGraceMs() / 2);
-    }
-
-    private boolean leaderLostAfter(long nowMs, long graceMs) {
-        if (nowMs - lastLeaderContactMs >= config.electionTimeoutMs()) {
-            return true;
-        }
-        return leaderConnectionLostMs >= 0 && nowMs - leaderConnectionLostMs >= graceMs;
-    }
-
     // ---------------------------------------------------------------- timers
 
     /**
@@ -179,17 +125,8 @@ public final class RaftCore {
      */
     public void onElectionTimeout(long nowMs) {
         checkTransfer(nowMs);
-        if (role != Role.LEADER && role != Role.CANDIDATE && nowMs - lastLeaderContactMs >= config.electionTimeoutMs() && !preVoting()) {
-            startPreVote(nowMs);
-        }
-    }
-
-    /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
-    public void onVoteTimeout(long nowMs) {
-        if (role == Role.CANDIDATE) {
-            voteTimeoutLog.info(nowMs, "{} vote round of term {} timed out; retrying from pre-vote", self, term);
-            becomeFollower(term, null, nowMs);
-            startPreVote(nowMs);
+        if (role != Role.LEADER && role != Role.CANDIDATE && nowMs - lastLeaderContactMs >= config.electionTimeoutMs() && !election.preVoting()) {
+            election.startPreVote(nowMs);
         }
     }
 
@@ -209,254 +146,93 @@ public final class RaftCore {
         checkTransfer(nowMs);
     }
 
+    // ---------------------------------------------------------------- elections (see Election)
+
+    /** Has this follower lost its leader (see {@link Election#leaderLost})? */
+    public boolean leaderLost(long nowMs) {
+        return election.leaderLost(nowMs);
+    }
+
+    /** How long after a broken leader connection this follower waits before its pre-vote (see {@link Election}). */
+    public long campaignDelayAfterBreakMs() {
+        return election.campaignDelayAfterBreakMs();
+    }
+
+    /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
+    public void onVoteTimeout(long nowMs) {
+        election.onVoteTimeout(nowMs);
+    }
+
     /**
      * The transport says the connection to {@code endpoint} broke.
      *
      * @return true if it was our leader's: the shell then re-checks after {@link #campaignDelayAfterBreakMs}
      */
     public boolean onConnectionLost(String endpoint, long nowMs) {
-        if (role == Role.LEADER || role == Role.CANDIDATE || repairing || leader == null || !leader.endpoint().equals(endpoint)) {
-            return false;
-        }
-        if (leaderConnectionLostMs >= 0) {
-            return false; // the same break reported again (e.g. by both directions): keep the first
-        }
-        leaderConnectionLostMs = nowMs;
-        return true;
+        return election.onConnectionLost(endpoint, nowMs);
     }
 
-    /**
-     * This follower's wait after a broken leader connection ({@link #campaignDelayAfterBreakMs})
-     * passed. A pre-vote already under way (started early because a peer behind us asked for
-     * our vote) is left to finish.
-     */
+    /** This follower's wait after a broken leader connection passed: campaign if the leader is still lost. */
     public void onConnectionLostGraceElapsed(long nowMs) {
-        if (role != Role.LEADER && role != Role.CANDIDATE && leaderLost(nowMs) && !preVoting()) {
-            startPreVote(nowMs);
-        }
-    }
-
-    // ---------------------------------------------------------------- elections
-
-    /** Is a pre-vote round of ours still waiting for answers? */
-    private boolean preVoting() {
-        VoteTally t = tally;
-        return t != null && t.preVote && t.term == term + 1 && t.outcome(memberships.current()) == VoteTally.Outcome.PENDING;
-    }
-
-    private void startPreVote(long nowMs) {
-        Membership m = memberships.current();
-        if (repairing || !removed.mayCampaign(m)) {
-            return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member
-        }
-        tally = new VoteTally(true, term + 1, self);
-        preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, term + 1, log.lastIndex(), log.lastTerm());
-        if (tally.outcome(m) == VoteTally.Outcome.WON) {
-            becomeCandidate(nowMs, false);
-            return;
-        }
-        broadcastVote(true, term + 1, false);
-    }
-
-    private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
-        // The broken-connection flag stays: if this round fails (or we yield a split vote) the old
-        // leader is still gone, and we must back the next candidate without waiting out T.
-        if (repairing) {
-            return;
-        }
-        // Durable first: if the write fails nothing of the new term exists, here or on the wire.
-        effects.persistHardState(term + 1, self);
-        term++;
-        votedFor = self;
-        setRole(Role.CANDIDATE, null);
-        tally = new VoteTally(false, term, self);
-        LOG.info("{} campaigns in term {}", self, term);
-        if (tally.outcome(memberships.current()) == VoteTally.Outcome.WON) {
-            becomeLeader(nowMs);
-            return;
-        }
-        broadcastVote(false, term, leadershipTransfer);
-    }
-
-    private void broadcastVote(boolean preVote, long voteTerm, boolean transfer) {
-        for (PeerId p : memberships.current().voters()) {
-            if (p.equals(self)) {
-                continue;
-            }
-            effects.sendRequestVote(p, RequestVoteRequest.newBuilder()
-                    .setGroupId(config.groupId())
-                    .setServerId(self.toString())
-                    .setPeerId(p.toString())
-                    .setTerm(voteTerm)
-                    .setLastLogIndex(log.lastIndex())
-                    .setLastLogTerm(log.lastTerm())
-                    .setPreVote(preVote)
-                    .setLeadershipTransfer(transfer)
-                    .build());
-        }
+        election.onConnectionLostGraceElapsed(nowMs);
     }
 
     /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3). */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs) {
-        PeerId candidate = PeerId.parse(req.getServerId());
-        if (repairing) {
-            // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
-            return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
-        }
-        boolean logOk = log.isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
-        if (req.getPreVote()) {
-            // Right after granting a vote, give that candidate time to win and announce itself
-            // before backing anyone else (it would otherwise be deposed in the window between our
-            // grant and its first append).
-            boolean grant = req.getTerm() > term && logOk && role != Role.LEADER && leaderLostForVoting(nowMs)
-                    && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(votedFor));
-            RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), term, logOk,
-                    leaderLostForVoting(nowMs), role == Role.LEADER, leader));
-            long removedAt = grant ? 0 : RemovedMember.removedAt(candidate, memberships.current(), commitIndex);
-            if (removedAt > 0) {
-                return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
-                        .setReason("not a member of the configuration committed at index " + removedAt).build();
-            }
-            if (!grant && !logOk && req.getTerm() > term && role == Role.FOLLOWER && leaderLostForVoting(nowMs) && !preVoting()) {
-                // A peer behind us wants to replace the lost leader; it cannot win, and we hold
-                // entries it lacks. Campaign now rather than when our own timer fires: otherwise
-                // about half of all failovers (whenever the less up-to-date follower's timer fires
-                // first) wait for that timer on top of the failed round.
-                LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
-                startPreVote(nowMs);
-            }
-            return answer;
-        }
-        if (req.getTerm() < term) {
-            return voteResponse(false, false, "stale term " + req.getTerm() + " < " + term);
-        }
-        // Disruptive-server guard: while we hear from a live leader, a vote request does not even
-        // bump our term, unless it comes from a leader transfer the leader itself started.
-        // A node that just started counts its start as contact: it may have acknowledged a
-        // heartbeat just before a restart, and the old leader's lease relies on that.
-        if (!req.getLeadershipTransfer() && req.getTerm() > term && (role == Role.LEADER || !leaderLostForVoting(nowMs))) {
-            return voteResponse(false, false, leader == null ? "heard from a leader (or started) recently" : "a live leader " + leader + " is known");
-        }
-        if (req.getTerm() > term) {
-            becomeFollower(req.getTerm(), null, nowMs);
-        }
-        boolean canVote = votedFor == null || votedFor.equals(candidate);
-        if (canVote && logOk && role != Role.LEADER) {
-            if (votedFor == null) {
-                effects.persistHardState(term, candidate); // durable before the grant leaves
-                votedFor = candidate;
-            }
-            // Unlike §5.2 we do not restart our own wait here: "last contact" means a real leader
-            // (or our start), and it is what refuses disruptive candidates, so a grant must not
-            // make us refuse the next candidate if this one fails. Pre-vote already keeps us from
-            // disrupting the candidate we voted for. The broken-connection shortcut does end: it
-            // was about the old leader, and would otherwise depose the new one.
-            leaderConnectionLostMs = -1;
-            lastVoteGrantMs = nowMs;
-            return voteResponse(false, true, "");
-        }
-        if (!canVote && logOk && role == Role.CANDIDATE && self.equals(votedFor)
-                && VoteTally.winsTie(req, candidate, log.lastTerm(), log.lastIndex(), self)) {
-            // A split vote between us: rather than both waiting out the round (a hung voter only
-            // answers by timing out), the weaker candidate stands down now and backs the stronger.
-            LOG.info("{} yields term {} to {}", self, term, candidate);
-            becomeFollower(term, null, nowMs);
-            return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
-        }
-        return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + votedFor);
+        return election.handleRequestVote(req, nowMs);
     }
 
-    private RequestVoteResponse voteResponse(boolean preVote, boolean granted, String reason) {
-        return RequestVoteResponse.newBuilder().setTerm(term).setGranted(granted).setPreVote(preVote).setReason(reason).build();
-    }
-
-    /**
-     * A (pre-)vote request got no answer (peer unreachable or timed out). For deciding when a round
-     * is lost it counts as a refusal; it never counts towards winning.
-     */
+    /** A (pre-)vote request got no answer: it counts as a refusal for deciding when a round is lost. */
     public void handleRequestVoteFailure(PeerId to, RequestVoteRequest req, long nowMs) {
-        handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), nowMs);
+        election.handleRequestVoteFailure(to, req, nowMs);
     }
 
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     public void onElectionRetry(long nowMs) {
-        if (role == Role.FOLLOWER && tally == null && leaderLost(nowMs)) {
-            startPreVote(nowMs);
-        }
+        election.onElectionRetry(nowMs);
     }
 
     /** Handles an answer to our RequestVote or pre-vote. */
     public void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, long nowMs) {
-        if (resp.getTerm() > term && !resp.getGranted()) {
-            becomeFollower(resp.getTerm(), null, nowMs);
-            return;
-        }
-        if (resp.getVoterYields() && !req.getPreVote() && role == Role.CANDIDATE && req.getTerm() == term) {
-            LOG.info("{}: {} yielded the split vote of term {}; campaigning again", self, from, term);
-            becomeFollower(term, null, nowMs);
-            startPreVote(nowMs);
-            return;
-        }
-        VoteTally t = tally;
-        if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
-            return; // an answer to an older round
-        }
-        if (t.preVote && role == Role.FOLLOWER && removed.toldRemoved(from, resp.getCandidateRemovedAtIndex(), memberships.current())) {
-            tally = null; // no retry: RemovedMember keeps us from campaigning until a leader calls
-            return;
-        }
-        if (t.preVote ? role == Role.CANDIDATE || role == Role.LEADER : role != Role.CANDIDATE || term != req.getTerm()) {
-            return;
-        }
-        t.record(from, resp.getGranted());
-        switch (t.outcome(memberships.current())) {
-            case WON -> {
-                if (t.preVote) {
-                    becomeCandidate(nowMs, false);
-                } else {
-                    becomeLeader(nowMs);
-                }
-            }
-            case LOST -> {
-                lostRoundLog.info(nowMs, "{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
-                tally = null;
-                if (!t.preVote) {
-                    becomeFollower(term, null, nowMs);
-                }
-                // Retry after a short random pause instead of a whole election timeout: a split
-                // vote or a voter that heard the old leader a little later resolves quickly.
-                effects.scheduleElectionRetry();
-            }
-            case PENDING -> { }
-        }
+        election.handleRequestVoteResponse(from, req, resp, nowMs);
     }
 
     /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
     public TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
-        if (req.getTerm() != term || role != Role.FOLLOWER || !memberships.current().isVoter(self)) {
-            return TimeoutNowResponse.newBuilder().setTerm(term).setSuccess(false).build();
-        }
-        becomeCandidate(nowMs, true);
-        return TimeoutNowResponse.newBuilder().setTerm(term).setSuccess(true).build();
+        return election.handleTimeoutNow(req, nowMs);
+    }
+
+    /** Candidacy: the next term with our own vote, durable first (nothing of the new term exists, here or on the wire, if the write fails). */
+    void enterNextTerm() {
+        term++;
+        out.hardState(term, self);
+        votedFor = self;
+        setRole(Role.CANDIDATE, null);
+    }
+
+    /** Grants our vote of this term to {@code candidate}, durably before the grant leaves. */
+    void recordVote(PeerId candidate) {
+        votedFor = candidate;
+        out.hardState(term, candidate);
     }
 
     // ---------------------------------------------------------------- role changes
 
-    private Role followerRole() {
+    Role followerRole() {
         if (repairing) {
             return Role.REPAIRING;
         }
         return memberships.current().isLearner(self) ? Role.LEARNER : Role.FOLLOWER;
     }
 
-    private void becomeFollower(long newTerm, PeerId newLeader, long nowMs) {
+    void becomeFollower(long newTerm, PeerId newLeader, long nowMs) {
         boolean wasLeader = role == Role.LEADER;
         if (newTerm > term) {
-            effects.persistHardState(newTerm, null); // durable before anything of the new term is used
             term = newTerm;
             votedFor = null;
+            out.hardState(term, null); // durable before anything of the new term is used (see Ready)
         }
-        tally = null;
+        election.endRound();
         replication = null;
         if (changer != null) {
             MembershipChanger c = changer;
@@ -464,28 +240,28 @@ public final class RaftCore {
             c.abandon();
         }
         if (changeAwaitingTermCommit != null) {
-            Object h = changeAwaitingTermCommit.handle();
+            Closure h = changeAwaitingTermCommit.done();
             changeAwaitingTermCommit = null;
-            effects.membershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader));
+            out.event(new Ready.MembershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader)));
         }
-        reads.failAll(effects, newLeader);
+        reads.failAll(out, newLeader);
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
-            leaderConnectionLostMs = -1;
+            election.leaderHeard();
         }
         setRole(followerRole(), newLeader);
         checkTransfer(nowMs);
         if (wasLeader) {
             // Our uncommitted entries may still commit under the next leader, or vanish: the shell
             // fails their closures as "leadership lost" (outcome unknown to the client).
-            effects.entriesDiscarded(commitIndex + 1);
+            out.event(new Ready.EntriesDiscarded(commitIndex + 1));
         }
     }
 
-    private void becomeLeader(long nowMs) {
-        tally = null;
+    void becomeLeader(long nowMs) {
+        election.endRound();
         setRole(Role.LEADER, self);
-        replication = new Replication(config, log, effects, term, memberships.current(), nowMs);
+        replication = new Replication(config, log, out, term, memberships.current(), nowMs);
         changer = new MembershipChanger(new ChangerView(this), 10L * config.electionTimeoutMs());
         LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
@@ -502,12 +278,12 @@ public final class RaftCore {
         }
     }
 
-    private void setRole(Role newRole, PeerId newLeader) {
+    void setRole(Role newRole, PeerId newLeader) {
         boolean changed = role != newRole || !java.util.Objects.equals(leader, newLeader);
         role = newRole;
         leader = newLeader;
         if (changed) {
-            effects.roleChanged(role, term, leader);
+            out.event(new Ready.RoleChanged(role, term, leader));
         }
     }
 
@@ -533,8 +309,8 @@ public final class RaftCore {
                 && log.persistedIndex() >= req.getPrevLogIndex()) {
             // The leader saw us reach its repair target, and our log matches its own through
             // prevLogIndex, durably: it holds everything we may have acknowledged before the fault.
-            effects.persistRepairing(false);
             repairing = false;
+            out.repairing(false);
             setRole(followerRole(), leader);
             LOG.info("{} repaired: log holds everything through {}; voting again", self, req.getPrevLogIndex());
             return r;
@@ -579,8 +355,7 @@ public final class RaftCore {
             becomeFollower(reqTerm, from, nowMs);
         }
         lastLeaderContactMs = nowMs;
-        leaderConnectionLostMs = -1;
-        removed.leaderContact();
+        election.leaderContact();
         return true;
     }
 
@@ -607,8 +382,9 @@ public final class RaftCore {
             throw new IllegalStateException(self + " cannot install a snapshot as " + role.label());
         }
         boolean reset = log.installSnapshot(index, snapshotTerm);
+        out.reportDurable();
         if (reset) {
-            effects.entriesDiscarded(index + 1);
+            out.event(new Ready.EntriesDiscarded(index + 1));
             memberships.reset(membership);
             onMembershipChanged(nowMs);
         }
@@ -664,10 +440,10 @@ public final class RaftCore {
             if (work != null) {
                 long firstNew = work.entries().get(0).getIndex();
                 if (firstNew <= lastBefore) {
-                    effects.entriesDiscarded(firstNew);
+                    out.event(new Ready.EntriesDiscarded(firstNew));
                     memberships.truncateAfter(firstNew - 1);
                 }
-                effects.persistEntries(work.truncateAfter(), work.entries());
+                out.logWrite(work.truncateAfter(), work.entries(), false);
                 trackConfigurations(work.entries(), nowMs);
             }
         }
@@ -705,7 +481,7 @@ public final class RaftCore {
 
     private void onMembershipChanged(long nowMs) {
         Membership m = memberships.current();
-        effects.membershipChanged(m);
+        out.event(new Ready.MembershipChanged(m));
         if (role == Role.LEADER) {
             replication.updateMembers(m, nowMs);
         } else if (role != Role.CANDIDATE) {
@@ -737,7 +513,7 @@ public final class RaftCore {
 
     private void appendAsLeader(List<LogEntry> entries, long nowMs) {
         log.append(entries);
-        effects.persistEntries(-1, entries);
+        out.logWrite(-1, entries, true);
         trackConfigurations(entries, nowMs);
         replication.replicateAll(commitIndex);
     }
@@ -770,6 +546,7 @@ public final class RaftCore {
 
     /** The disk acknowledged entries up to {@code index} of {@code entryTerm}. */
     public void onPersisted(long index, long entryTerm, long nowMs) {
+        out.reportDurable();
         if (!log.stableTo(index, entryTerm)) {
             return;
         }
@@ -792,7 +569,7 @@ public final class RaftCore {
             if (role == Role.LEADER && changeAwaitingTermCommit != null) {
                 HeldChange held = changeAwaitingTermCommit;
                 changeAwaitingTermCommit = null;
-                changer.start(held.target(), held.handle(), nowMs);
+                changer.start(held.target(), held.done(), nowMs);
             }
             if (role == Role.LEADER && reads.hasAwaitingTermCommit()) {
                 for (PendingReads.Waiting w : reads.takeAwaitingTermCommit()) {
@@ -806,26 +583,26 @@ public final class RaftCore {
 
     /**
      * Changes the voting members and learners to {@code target} by joint consensus; the outcome
-     * goes to {@link RaftEffects#membershipChangeDone} with {@code handle}.
+     * goes to {@code done} through {@link Ready.MembershipChangeDone}.
      */
-    public void changeMembership(io.wheelraft.core.Configuration target, Object handle, long nowMs) {
+    public void changeMembership(io.wheelraft.core.Configuration target, Closure done, long nowMs) {
         if (role != Role.LEADER) {
-            effects.membershipChangeDone(handle, io.wheelraft.core.Status.notLeader(leader));
+            out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.notLeader(leader)));
         } else if (log.term(commitIndex) != term) {
             // A new leader may not change membership before it commits in its own term (a change
             // built on an uncommitted configuration could overlap another leader's). Hold it.
             if (changeAwaitingTermCommit != null || changer.inProgress()) {
-                effects.membershipChangeDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
-                        "a membership change is already in progress"));
+                out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
+                        "a membership change is already in progress")));
             } else {
-                changeAwaitingTermCommit = new HeldChange(target, handle);
+                changeAwaitingTermCommit = new HeldChange(target, done);
             }
         } else {
-            changer.start(target, handle, nowMs);
+            changer.start(target, done, nowMs);
         }
     }
 
-    private record HeldChange(io.wheelraft.core.Configuration target, Object handle) {
+    private record HeldChange(io.wheelraft.core.Configuration target, Closure done) {
     }
 
     private HeldChange changeAwaitingTermCommit;
@@ -841,25 +618,25 @@ public final class RaftCore {
 
     /**
      * Hands leadership to {@code target}: stop taking tasks, bring it up to date, send TimeoutNow;
-     * the outcome goes to {@link RaftEffects#transferDone} (OK once the target is known to lead,
+     * the outcome goes to {@code done} through {@link Ready.TransferDone} (OK once the target is known to lead,
      * TIMEOUT after an election timeout, when this leader resumes).
      */
-    public void transferLeadership(PeerId target, Object handle, long nowMs) {
+    public void transferLeadership(PeerId target, Closure done, long nowMs) {
         if (role != Role.LEADER) {
-            effects.transferDone(handle, io.wheelraft.core.Status.notLeader(leader));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.notLeader(leader)));
         } else if (target.equals(self)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.ok());
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.ok()));
         } else if (!memberships.current().current().contains(target)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is not a voting member of %s", target, memberships.current().current()));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is not a voting member of %s", target, memberships.current().current())));
         } else if (replication.repairing(target)) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
+                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target)));
         } else if (transfer.active()) {
-            effects.transferDone(handle, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
-                    "a transfer to %s is already in progress", transfer.target()));
+            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
+                    "a transfer to %s is already in progress", transfer.target())));
         } else {
-            transfer.begin(target, handle, nowMs + config.electionTimeoutMs());
+            transfer.begin(target, done, nowMs + config.electionTimeoutMs());
             LOG.info("{} transfers leadership of term {} to {}", self, term, target);
             maybeSendTimeoutNow();
         }
@@ -869,8 +646,8 @@ public final class RaftCore {
     private void maybeSendTimeoutNow() {
         if (role == Role.LEADER && transfer.active() && !replication.repairing(transfer.target())
                 && transfer.readyForTimeoutNow(replication.match(transfer.target()), log.lastIndex())) {
-            effects.sendTimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
-                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build());
+            out.send(new Ready.TimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
+                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build()));
         }
     }
 
@@ -889,7 +666,7 @@ public final class RaftCore {
 
     long followerMatch(PeerId peer) { return replication.match(peer); }
     PeerId self() { return self; }
-    RaftEffects effects() { return effects; }
+    Ready out() { return out; }
 
     void stepDownAsRemoved(long nowMs) {
         LOG.info("{} is not in the new configuration; stepping down", self);
@@ -902,10 +679,10 @@ public final class RaftCore {
      * Asks for a read index for a batch of reads (opaque handles). On the leader: once it has
      * committed an entry of its term, the current commit index becomes the read index and one
      * heartbeat round confirms leadership (or the lease does, if the node's options choose leases
-     * and the lease is valid); then {@link RaftEffects#readsConfirmed} fires. Elsewhere, or if
-     * leadership is lost first, {@link RaftEffects#readsFailed}.
+     * and the lease is valid); then {@link Ready.ReadsConfirmed} comes out. Elsewhere, or if
+     * leadership is lost first, {@link Ready.ReadsFailed}.
      */
-    public void readIndex(List<Object> handles, long nowMs) {
+    public void readIndex(List<ReadHandle> handles, long nowMs) {
         readIndex(handles, config.leaseReads(), nowMs);
     }
 
@@ -915,9 +692,9 @@ public final class RaftCore {
      * past the heartbeats a quorum last acknowledged) is valid, and falls back to a round when it
      * is not; false always runs a round.
      */
-    public void readIndex(List<Object> handles, boolean lease, long nowMs) {
+    public void readIndex(List<ReadHandle> handles, boolean lease, long nowMs) {
         if (role != Role.LEADER) {
-            effects.readsFailed(handles, leader);
+            out.event(new Ready.ReadsFailed(handles, leader));
             return;
         }
         if (log.term(commitIndex) != term) {
@@ -927,10 +704,10 @@ public final class RaftCore {
         startRead(handles, lease, nowMs);
     }
 
-    private void startRead(List<Object> handles, boolean lease, long nowMs) {
+    private void startRead(List<ReadHandle> handles, boolean lease, long nowMs) {
         Membership m = memberships.current();
         if (lease && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
-            effects.readsConfirmed(handles, commitIndex);
+            out.event(new Ready.ReadsConfirmed(handles, commitIndex));
             return;
         }
         long round = replication.heartbeatAll(commitIndex, nowMs);
@@ -940,14 +717,14 @@ public final class RaftCore {
 
     private void confirmReads() {
         Membership m = memberships.current();
-        reads.confirm(round -> replication.quorumAcked(m, round), effects);
+        reads.confirm(round -> replication.quorumAcked(m, round), out);
     }
 
     private void reportCommit() {
         long appliable = Math.min(commitIndex, log.persistedIndex());
         if (appliable > reportedCommit) {
             reportedCommit = appliable;
-            effects.commitTo(appliable);
+            out.event(new Ready.Committed(appliable));
         }
     }
 }

@@ -21,7 +21,7 @@ final class Replication {
 
     private final RaftConfig config;
     private final RaftLog log;
-    private final RaftEffects effects;
+    private final Ready out;
     private final long term;
     private final Map<PeerId, Progress> progress = new TreeMap<>();
     /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
@@ -30,10 +30,10 @@ final class Replication {
     /** Followers fenced after a storage fault, and how far each must catch up to vote again. */
     private final RepairTracker repairs;
 
-    Replication(RaftConfig config, RaftLog log, RaftEffects effects, long term, Membership membership, long nowMs) {
+    Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
         this.log = log;
-        this.effects = effects;
+        this.out = out;
         this.term = term;
         this.repairs = new RepairTracker(config.self());
         updateMembers(membership, nowMs);
@@ -108,7 +108,7 @@ final class Replication {
             }
             AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
                     .toBuilder().setHeartbeat(true).build();
-            effects.sendAppendEntries(e.getKey(), hb);
+            out.send(new Ready.AppendRequest(e.getKey(), hb));
         }
         return round;
     }
@@ -138,7 +138,7 @@ final class Replication {
             if (prev < log.baseIndex() || (prev > 0 && prevTerm == 0)) {
                 // The entry before `next` was compacted: only a snapshot can catch this follower up.
                 pr.becomeSnapshot();
-                effects.sendSnapshot(peer);
+                out.send(new Ready.SnapshotTransfer(peer, term));
                 return;
             }
             List<LogEntry> entries = log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend());
@@ -146,7 +146,7 @@ final class Replication {
                 return; // nothing new; heartbeats keep the follower alive
             }
             long seq = ++pr.sequence;
-            effects.sendAppendEntries(peer, request(peer, prev, prevTerm, entries, commitIndex, seq, pr.match));
+            out.send(new Ready.AppendRequest(peer, request(peer, prev, prevTerm, entries, commitIndex, seq, pr.match)));
             if (pr.state == Progress.State.PROBE) {
                 pr.probeOutstanding = true;
                 return;

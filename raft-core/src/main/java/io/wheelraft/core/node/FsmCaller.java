@@ -18,7 +18,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
@@ -57,7 +56,7 @@ final class FsmCaller {
     /** While a snapshot from the leader waits to be loaded, the log below it is being replaced: apply nothing. */
     private volatile boolean snapshotPending;
 
-    FsmCaller(String name, StateMachine fsm, LogStorage storage, RecentEntries recent, ClosureQueue closures, Executor applyPool,
+    FsmCaller(StateMachine fsm, LogStorage storage, RecentEntries recent, ClosureQueue closures, SerialLane applyLane,
               boolean applyInline, long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
               Consumer<Status> errorListener) {
         this.appliedConfiguration = appliedConfiguration;
@@ -65,7 +64,7 @@ final class FsmCaller {
         this.storage = storage;
         this.recent = recent;
         this.closures = closures;
-        this.applyLane = new SerialLane(name + "-apply", applyPool);
+        this.applyLane = applyLane;
         this.applyInline = applyInline;
         this.appliedIndex = appliedIndex;
         this.committedIndex = appliedIndex;

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
@@ -54,18 +53,18 @@ final class LogWriter {
     private volatile long lastWriteNanos;
     private volatile boolean failed;
 
-    LogWriter(String name, LogStorage storage, Executor diskPool, Listener listener) {
-        this(name, storage, diskPool, listener, null);
+    LogWriter(LogStorage storage, SerialLane diskLane, Listener listener) {
+        this(storage, diskLane, listener, null);
     }
 
     /**
      * @param inlineClock non-null to let sparse appends run on the submitting thread (see
-     *                    {@link io.wheelraft.core.NodeOptions#writeInline()}); its nanoseconds
+     *                    {@link LanePolicy#sparseWriteClock()}); its nanoseconds
      *                    measure how far apart appends come and how long a write takes
      */
-    LogWriter(String name, LogStorage storage, Executor diskPool, Listener listener, LongSupplier inlineClock) {
+    LogWriter(LogStorage storage, SerialLane diskLane, Listener listener, LongSupplier inlineClock) {
         this.storage = storage;
-        this.diskLane = new SerialLane(name + "-disk", diskPool);
+        this.diskLane = diskLane;
         this.listener = listener;
         this.inlineClock = inlineClock;
     }

@@ -13,28 +13,24 @@ import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Role;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
-import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.MembershipLog;
 import io.wheelraft.core.consensus.RaftConfig;
 import io.wheelraft.core.consensus.RaftCore;
-import io.wheelraft.core.consensus.RaftEffects;
+import io.wheelraft.core.consensus.Ready;
 import io.wheelraft.core.consensus.RaftLog;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
-import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.InstallSnapshotRequest;
 import io.wheelraft.proto.InstallSnapshotResponse;
-import io.wheelraft.proto.LogEntry;
 import io.wheelraft.proto.ReadIndexRequest;
 import io.wheelraft.proto.ReadIndexResponse;
 import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
-import io.wheelraft.proto.SnapshotMeta;
 import io.wheelraft.proto.TimeoutNowRequest;
 import io.wheelraft.proto.TimeoutNowResponse;
 import org.slf4j.Logger;
@@ -53,8 +49,10 @@ import java.util.function.Supplier;
 /**
  * The shell around {@link RaftCore}: one node of one group. It owns the node's timers, feeds
  * requests, answers, timer events and disk acknowledgements into the core on the node's Raft
- * lane, and carries out what the core decides (persist, send, apply). Public methods are
- * thread-safe and only post work to the lane.
+ * lane, and after every such step carries out the {@link Ready} batch the core returns (persist,
+ * send, apply) through a {@link ReadyCarrier}, whose one method holds the ordering rules. Which
+ * threads run the node's lanes is {@link LanePolicy}'s decision. Public methods are thread-safe
+ * and only post work to the lane.
  */
 public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListener {
 
@@ -65,12 +63,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final NodeOptions options;
     private final RaftTransport transport;
     private final NodeRuntime runtime;
+    /** Which threads run this node's lanes. */
+    private final LanePolicy lanes;
     private final SerialLane lane;
     private final Random random;
     private final ClosureQueue closures = new ClosureQueue();
-    private final PendingResponses pendingResponses = new PendingResponses();
     private final CountDownLatch terminated = new CountDownLatch(1);
-    private final Effects effects = new Effects();
     private final ProposalBuffer proposals;
 
     private RaftCore core;
@@ -80,22 +78,15 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private NodeTimers timers;
     private SnapshotExecutor snapshots;
     private volatile NodeReads reads;
-    private SnapshotInstaller installer;
+    private SnapshotIntake intake;
     /** Snapshot chunk reads and writes, off the Raft lane (they are disk I/O). */
     private SerialLane snapshotLane;
-    /** Snapshot transfers to followers in progress, by peer; Raft lane only. */
-    private final Map<PeerId, SnapshotSender> senders = new java.util.HashMap<>();
+    private Outbox outbox;
+    /** Carries out what the core decided, in Ready's order (see carryOut). */
+    private ReadyCarrier carrier;
 
-    /** Mirrors of lane-owned state, for status() and the timers (read from other threads). */
-    private volatile Role role = Role.FOLLOWER;
-    private volatile long term;
-    private volatile PeerId leader;
-    private volatile long commitIndex;
-    /** Last index this node proposed as leader; with {@link #commitIndex}, tells whether anything is in flight. */
-    private volatile long lastProposedIndex;
-    private volatile long lastLeaderContactMs;
-    private volatile Configuration configuration;
-    private volatile Map<PeerId, Long> matchIndexes = Map.of();
+    /** Copies of lane-owned state, for status() and the timers (read from other threads). */
+    private final NodeMirror mirror = new NodeMirror();
     /** Set when the node stops (shutdown, crash, fatal error): lane tasks become no-ops. */
     private volatile boolean halted;
 
@@ -108,10 +99,16 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.options = Objects.requireNonNull(options, "options").validate();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.lane = new SerialLane(groupId + "/" + self, runtime.raftPool(), this::onLaneFailure);
+        if (options.timer() != null && options.timer() != runtime.timer()) {
+            // The node reads the runtime's clock: timeouts on a wheel with another clock would not match it.
+            throw new IllegalArgumentException("NodeOptions.timer must be the node runtime's timer (or null for it): "
+                    + "the node reads the runtime's clock, so it must schedule on the runtime's wheel");
+        }
+        this.lanes = new LanePolicy(groupId + "/" + self, runtime, options);
+        this.lane = lanes.raftLane(this::onLaneFailure);
         this.random = new Random(options.randomSeed());
         this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
-                () -> commitIndex >= lastProposedIndex, transport::laterOnCallingThread, this::proposeBatch);
+                () -> mirror.commitIndex >= mirror.lastProposedIndex, transport::laterOnCallingThread, this::proposeBatch);
     }
 
     /**
@@ -138,32 +135,38 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         RaftLog log = stored.log();
         MembershipLog memberships = stored.memberships();
         long now = now();
-        logWriter = new LogWriter(name, logStorage, runtime.diskPool(), new DiskListener(), options.writeInline() ? this::nanos : null);
-        fsm = new FsmCaller(name, options.stateMachine(), logStorage, stored.recentEntries(), closures, runtime.applyPool(),
-                options.applyInline(), snapIndex, stored.base().toEntry(),
+        logWriter = new LogWriter(logStorage, lanes.diskLane(), new DiskListener(), lanes.sparseWriteClock());
+        fsm = new FsmCaller(options.stateMachine(), logStorage, stored.recentEntries(), closures, lanes.applyLane(),
+                lanes.applyOnCommittingThread(), snapIndex, stored.base().toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Wiring(() -> halted,
                 () -> core.repairing() ? groupId + "/" + self + " is repairing its log after a storage fault and serves no reads" : null,
-                () -> core.isLeader() || core.leader() == null, () -> core.leader(), (handles, lease) -> core.readIndex(handles, lease, now())), fsm);
-        snapshotLane = new SerialLane(name + "-snapshot", runtime.diskPool());
+                () -> core.isLeader() || core.leader() == null, () -> core.leader(), (handles, lease) -> step(() -> core.readIndex(handles, lease, now()))), fsm);
+        snapshotLane = lanes.snapshotLane();
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));
-        installer = new SnapshotInstaller(name, options.snapshotStorage(), snapshotLane, this::installFromLeader,
-                error -> lane.execute(() -> enterError(error)));
-        core = new RaftCore(RaftConfig.from(groupId, self, options), log, effects, metaStorage.term(),
+        outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, new PeerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
+                (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(),
+                        transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), stillLeader, done),
+                leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm);
+        core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
+        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
+                fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
-        lastLeaderContactMs = now;
-        term = core.term();
-        role = core.role();
-        commitIndex = snapIndex;
-        configuration = memberships.current().current();
-        timers = new NodeTimers(name, timerOrShared(), runtime.clock(), random, options.electionTimeoutMs(),
-                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> lastLeaderContactMs, lane, new TimerEvents());
+        mirror.lastLeaderContactMs = now;
+        mirror.term = core.term();
+        mirror.role = core.role();
+        mirror.commitIndex = snapIndex;
+        mirror.configuration = memberships.current().current();
+        timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
+                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, lane, new TimerEvents());
+        carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
+                logWriter, outbox, timers, this::scheduleElectionRetry)));
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
-        prepareConnections(memberships.current());
+        outbox.prepareConnections(memberships.current());
         lane.execute(() -> {
             timers.enter(core.role());
             if (options.snapshotIntervalSecs() > 0) {
@@ -171,7 +174,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             }
         });
         LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
-                log.lastIndex(), configuration);
+                log.lastIndex(), mirror.configuration);
         return this;
     }
 
@@ -179,8 +182,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private NodeImpl failStart(String name, Status error) {
         LOG.error("{} cannot start: {}", name, error);
         halted = true;
-        role = Role.ERROR;
-        configuration = options.initialConfiguration();
+        mirror.role = Role.ERROR;
+        mirror.configuration = options.initialConfiguration();
         try {
             options.stateMachine().onError(error);
         } catch (RuntimeException e) {
@@ -190,8 +193,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return this;
     }
 
-    private io.wheelraft.timer.Timer timerOrShared() {
-        return options.timer() != null ? options.timer() : runtime.timer();
+    /** The wheel this node schedules on: its runtime's, whose clock {@link #now()} reads. */
+    private io.wheelraft.timer.Timer timer() {
+        return runtime.timer();
     }
 
     private long now() {
@@ -238,12 +242,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public PeerId getLeaderId() {
-        return leader;
+        return mirror.leader;
     }
 
     @Override
     public boolean isLeader() {
-        return role == Role.LEADER && !halted;
+        return mirror.role == Role.LEADER && !halted;
     }
 
     @Override
@@ -253,8 +257,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             complete(task.done(), Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
             return;
         }
-        if (role != Role.LEADER) {
-            complete(task.done(), Status.notLeader(leader));
+        if (mirror.role != Role.LEADER) {
+            complete(task.done(), Status.notLeader(mirror.leader));
             return;
         }
         if (!proposals.offer(task)) {
@@ -294,11 +298,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             return;
         }
         long first = core.propose(data, now());
-        lastProposedIndex = first + data.size() - 1;
-        metrics.proposed(lastProposedIndex, nanos());
+        mirror.lastProposedIndex = first + data.size() - 1;
+        metrics.proposed(mirror.lastProposedIndex, nanos());
         for (int i = 0; i < dones.size(); i++) {
             closures.append(first + i, dones.get(i));
         }
+        carryOut();
     }
 
     private static void complete(Closure done, Status status) {
@@ -368,7 +373,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 callback.run(Status.error(RaftError.INVALID_ARGUMENT, e.getMessage()));
                 return;
             }
-            core.changeMembership(target, callback, now());
+            step(() -> core.changeMembership(target, callback, now()));
         });
     }
 
@@ -380,7 +385,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             if (halted) {
                 callback.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self));
             } else {
-                core.transferLeadership(peer, callback, now());
+                step(() -> core.transferLeadership(peer, callback, now()));
             }
         });
     }
@@ -420,14 +425,14 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public List<PeerId> listPeers() {
-        return List.copyOf(configuration.peers());
+        return List.copyOf(mirror.configuration.peers());
     }
 
     @Override
     public NodeStatus status() {
         var storage = options.logStorage();
-        return new NodeStatus(groupId, self, halted && role != Role.ERROR ? Role.SHUTDOWN : role, term, leader, commitIndex,
-                fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), configuration, matchIndexes);
+        return new NodeStatus(groupId, self, halted && mirror.role != Role.ERROR ? Role.SHUTDOWN : mirror.role, mirror.term, mirror.leader, mirror.commitIndex,
+                fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), mirror.configuration, mirror.matchIndexes);
     }
 
     @Override
@@ -480,7 +485,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
     private void stop(Status reason, boolean failed) {
         halted = true;
-        role = failed ? Role.ERROR : Role.SHUTDOWN;
+        mirror.role = failed ? Role.ERROR : Role.SHUTDOWN;
         if (!failed) {
             metrics.close();
         }
@@ -488,7 +493,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.unregister(groupId, self);
         transport.removeConnectionListener(this);
         closures.failFrom(0, reason);
-        pendingResponses.failAll(new TransportException(TransportException.Kind.CLOSED, reason.message()));
+        carrier.failHeld(new TransportException(TransportException.Kind.CLOSED, reason.message()));
     }
 
     /**
@@ -521,11 +526,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         CompletableFuture<T> f = new CompletableFuture<>();
         lane.execute(() -> {
             if (halted) {
-                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                f.completeExceptionally(notRunning());
                 return;
             }
             try {
-                f.complete(handler.get());
+                carrier.carryOutAnswering(core.ready(), handler.get(), f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);
@@ -544,13 +549,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         CompletableFuture<AppendEntriesResponse> f = new CompletableFuture<>();
         lane.executeHere(() -> {
             if (halted) {
-                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                f.completeExceptionally(notRunning());
                 return;
             }
             try {
                 RaftCore.AppendResult r = core.handleAppendEntries(request, now());
-                lastLeaderContactMs = core.lastLeaderContactMs();
-                pendingResponses.respond(r.requiredPersistedIndex(), core.log().persistedIndex(), r.response(), f);
+                mirror.lastLeaderContactMs = core.lastLeaderContactMs();
+                carrier.carryOutAcknowledging(core.ready(), r, f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);
@@ -561,73 +566,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<InstallSnapshotResponse> handleInstallSnapshot(InstallSnapshotRequest request) {
-        CompletableFuture<InstallSnapshotResponse> f = new CompletableFuture<>();
-        lane.execute(() -> {
-            if (halted) {
-                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
-                return;
-            }
-            if (!core.acceptSnapshotChunk(PeerId.parse(request.getServerId()), request.getTerm(), now())) {
-                f.complete(SnapshotInstaller.refuse(core.term(), request, "not accepted from " + request.getServerId()
-                        + " in term " + request.getTerm() + " (this node is in term " + core.term() + ")"));
-                return;
-            }
-            lastLeaderContactMs = core.lastLeaderContactMs();
-            if (core.holds(request.getMeta().getLastIncludedIndex())) {
-                f.complete(installed(core.term()));
-                return;
-            }
-            installer.receive(request, core.term(), f);
-        });
-        return f;
+        return intake.handle(request);
     }
 
-    private static InstallSnapshotResponse installed(long term) {
-        return InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(true).build();
-    }
-
-    /**
-     * The leader's snapshot arrived whole and verified: replace the log and the state machine
-     * with it (Raft §7). The leader hears of success only once the state machine loaded it and
-     * the log reset is durable; a failed load stops the node (role ERROR).
-     */
-    private void installFromLeader(InstallSnapshotRequest last, SnapshotReader reader, CompletableFuture<InstallSnapshotResponse> answer) {
-        onLaneOr(() -> {
-            SnapshotMeta meta = reader.meta();
-            long index = meta.getLastIncludedIndex();
-            if (core.holds(index)) {
-                reader.close();
-                answer.complete(installed(core.term()));
-                return;
-            }
-            if (!core.acceptSnapshotChunk(PeerId.parse(last.getServerId()), last.getTerm(), now())) {
-                reader.close();
-                answer.complete(SnapshotInstaller.refuse(core.term(), last, "the sender is no longer leader of term " + core.term()));
-                return;
-            }
-            fsm.beginSnapshotLoad();
-            Membership membership = meta.getConfiguration().getPeersCount() > 0
-                    ? Membership.fromEntry(meta.getConfiguration(), index) : core.membership();
-            boolean reset = core.installSnapshot(index, meta.getLastIncludedTerm(), membership, now());
-            snapshots.noteInstalled(index);
-            commitIndex = Math.max(commitIndex, index);
-            pendingResponses.release(core.log().persistedIndex());
-            CompletableFuture<Void> durable = new CompletableFuture<>();
-            if (reset) {
-                logWriter.submitReset(index + 1, () -> durable.complete(null));
-            } else {
-                durable.complete(null);
-            }
-            CompletableFuture<Status> loaded = new CompletableFuture<>();
-            fsm.loadSnapshot(reader, loaded::complete);
-            long answerTerm = core.term();
-            durable.thenCombine(loaded, (v, error) -> error).thenAccept(error -> answer.complete(error == null
-                    ? installed(answerTerm)
-                    : SnapshotInstaller.refuse(answerTerm, last, "loading the snapshot failed: " + error)));
-        }, () -> {
-            reader.close();
-            answer.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
-        });
+    private TransportException notRunning() {
+        return new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running");
     }
 
     /** Runs {@code action} on the lane, or {@code ifHalted} there if the node has stopped. */
@@ -649,15 +592,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public CompletableFuture<ReadIndexResponse> handleReadIndex(ReadIndexRequest request) {
         CompletableFuture<ReadIndexResponse> f = new CompletableFuture<>();
-        lane.execute(() -> {
-            if (halted) {
-                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
-                return;
-            }
-            // The follower's caller chose how leadership is confirmed (a quorum round or the lease).
-            ReadOnlyOption option = NodeReads.optionOf(request.getMode(), options.readOnlyOption());
-            core.readIndex(List.of(new NodeReads.RemoteRead(f)), option == ReadOnlyOption.LEASE, now());
-        });
+        // The follower's caller chose how leadership is confirmed (a quorum round or the lease).
+        boolean lease = NodeReads.optionOf(request.getMode(), options.readOnlyOption()) == ReadOnlyOption.LEASE;
+        onLaneOr(() -> step(() -> core.readIndex(List.of(reads.remote(f)), lease, now())), () -> f.completeExceptionally(notRunning()));
         return f;
     }
 
@@ -669,27 +606,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 // ever rank alike (views of the membership differ during a change).
                 long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
-                timerOrShared().newTimeout(t -> onLane(() -> core.onConnectionLostGraceElapsed(now())), delay, TimeUnit.MILLISECONDS);
+                timer().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
             }
         });
     }
 
     // ------------------------------------------------------------------ carrying out decisions
-
-    /**
-     * A voter keeps connections open to the other voters: it may have to ask them for votes, and
-     * a failover should not wait for a connection to open (a restarted node has dialled no one).
-     */
-    private void prepareConnections(Membership membership) {
-        if (!membership.isVoter(self)) {
-            return;
-        }
-        for (PeerId p : membership.voters()) {
-            if (!p.equals(self)) {
-                transport.prepareConnection(p);
-            }
-        }
-    }
 
     private long rpcTimeoutMs() {
         return options.electionTimeoutMs();
@@ -704,141 +626,58 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return Math.max(2L * options.heartbeatIntervalMs(), options.electionTimeoutMs() / 2);
     }
 
-    private final class Effects implements RaftEffects {
-        @Override
-        public void persistHardState(long newTerm, PeerId votedFor) {
-            options.metaStorage().setTermAndVote(newTerm, votedFor); // a failure stops the node (onLaneFailure)
-            term = newTerm;
-        }
+    /** A (pre-)vote round was lost: try again after a short random pause, not a whole election timeout. */
+    private void scheduleElectionRetry() {
+        int hb = options.heartbeatIntervalMs();
+        int delay = NodeTimers.randomIn(random, hb, 4 * hb);
+        timer().newTimeout(t -> onLane(() -> step(() -> core.onElectionRetry(now()))), delay, TimeUnit.MILLISECONDS);
+    }
 
-        @Override
-        public void persistRepairing(boolean repairing) {
-            options.metaStorage().setRepairing(repairing);
+    private void stepUnlessHalted(Runnable decision) {
+        if (!halted) {
+            step(decision);
         }
+    }
 
-        @Override
-        public void persistEntries(long truncateAfter, List<LogEntry> entries) {
-            // Only a follower writes inline: the leader's own write is off its commit path.
-            logWriter.submit(truncateAfter, entries, !core.isLeader());
-        }
+    /** Runs {@code decision} on the core, then carries out what it decided. Raft lane only. */
+    private void step(Runnable decision) {
+        decision.run();
+        carryOut();
+    }
 
-        @Override
-        public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-            // Not onLaneHere: winning a round writes the new term and vote synchronously, and that
-            // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
-            transport.requestVote(to, request, voteTimeoutMs()).whenComplete((resp, err) -> onLane(() -> {
-                if (resp != null) {
-                    core.handleRequestVoteResponse(to, request, resp, now());
-                } else {
-                    core.handleRequestVoteFailure(to, request, now());
-                }
-            }));
-        }
+    /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
+    private void carryOut() {
+        carrier.carryOut(core.ready());
+    }
 
+    /** Answers from peers, brought back to the lane by the {@link Outbox}: each is one step of the core. */
+    private final class PeerAnswers implements Outbox.Answers {
         @Override
-        public void sendAppendEntries(PeerId to, AppendEntriesRequest request) {
-            transport.appendEntries(to, request, rpcTimeoutMs()).whenComplete((resp, err) -> onLaneHere(() -> {
-                if (resp != null) {
-                    core.handleAppendEntriesResponse(to, request, resp, now());
-                } else {
-                    core.handleAppendEntriesFailure(to, request);
-                }
-            }));
-        }
-
-        @Override
-        public void sendTimeoutNow(PeerId to, TimeoutNowRequest request) {
-            transport.timeoutNow(to, request, rpcTimeoutMs());
-        }
-
-        @Override
-        public void sendSnapshot(PeerId to) {
-            long leaderTerm = core.term();
-            SnapshotSender running = senders.get(to);
-            if (running != null && running.term() == leaderTerm) {
-                return; // one transfer per follower; it reports when it ends
+        public void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response) {
+            if (response != null) {
+                core.handleRequestVoteResponse(to, request, response, now());
+            } else {
+                core.handleRequestVoteFailure(to, request, now());
             }
-            SnapshotSender[] holder = new SnapshotSender[1];
-            SnapshotSender sender = new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(), transport, snapshotLane,
-                    options.snapshotChunkBytes(), rpcTimeoutMs(), () -> !halted && role == Role.LEADER && term == leaderTerm,
-                    (peer, index, ok, higherTerm) -> onLane(() -> {
-                        senders.remove(peer, holder[0]);
-                        core.observeTerm(higherTerm, now());
-                        core.onSnapshotSent(peer, leaderTerm, index, ok, now());
-                        matchIndexes = core.followerMatchIndexes();
-                    }));
-            holder[0] = sender;
-            senders.put(to, sender);
-            sender.start();
+            carryOut();
         }
 
         @Override
-        public void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
-            Role old = role;
-            metrics.roleChanged(newRole, newLeader != null && !newLeader.equals(leader), nanos());
-            role = newRole;
-            term = newTerm;
-            leader = newLeader;
-            if (newLeader != null) {
-                lastLeaderContactMs = now();
+        public void append(PeerId to, AppendEntriesRequest request, AppendEntriesResponse response) {
+            if (response != null) {
+                core.handleAppendEntriesResponse(to, request, response, now());
+            } else {
+                core.handleAppendEntriesFailure(to, request);
             }
-            timers.enter(newRole);
-            if (old != Role.LEADER && newRole == Role.LEADER) {
-                fsm.runOnApplyLane(() -> options.stateMachine().onLeaderStart(newTerm));
-            } else if (old == Role.LEADER && newRole != Role.LEADER) {
-                matchIndexes = Map.of();
-                fsm.runOnApplyLane(() -> options.stateMachine().onLeaderStop(Status.error(RaftError.LEADERSHIP_LOST,
-                        "stepped down in term %d", newTerm)));
-            }
-            LOG.info("{}/{} is {} in term {} (leader {})", groupId, self, newRole.label(), newTerm, newLeader);
+            carryOut();
         }
 
         @Override
-        public void commitTo(long index) {
-            metrics.committed(index, nanos());
-            commitIndex = index;
-            fsm.commitTo(index);
-        }
-
-        @Override
-        public void entriesDiscarded(long fromIndex) {
-            closures.failFrom(fromIndex, Status.error(RaftError.LEADERSHIP_LOST,
-                    "leadership changed before entry %d+ committed; it may or may not be applied", fromIndex));
-            pendingResponses.discardFrom(fromIndex, new TransportException(TransportException.Kind.REJECTED,
-                    "entries from " + fromIndex + " were replaced"));
-        }
-
-        @Override
-        public void membershipChanged(Membership membership) {
-            configuration = membership.current();
-            prepareConnections(membership);
-        }
-
-        @Override
-        public void scheduleElectionRetry() {
-            int hb = options.heartbeatIntervalMs();
-            int delay = NodeTimers.randomIn(random, hb, 4 * hb);
-            timerOrShared().newTimeout(t -> onLane(() -> core.onElectionRetry(now())), delay, TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void transferDone(Object handle, Status status) {
-            ((Closure) handle).run(status);
-        }
-
-        @Override
-        public void membershipChangeDone(Object handle, Status status) {
-            ((Closure) handle).run(status);
-        }
-
-        @Override
-        public void readsConfirmed(List<Object> handles, long readIndex) {
-            reads.confirmed(handles, readIndex);
-        }
-
-        @Override
-        public void readsFailed(List<Object> handles, PeerId leaderHint) {
-            reads.failed(handles, leaderHint);
+        public void snapshotSent(PeerId peer, long leaderTerm, long snapshotIndex, boolean ok, long higherTerm) {
+            core.observeTerm(higherTerm, now());
+            core.onSnapshotSent(peer, leaderTerm, snapshotIndex, ok, now());
+            carryOut();
+            mirror.matchIndexes = core.followerMatchIndexes();
         }
     }
 
@@ -850,8 +689,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                     return; // written before a snapshot install reset the log: no longer there
                 }
                 core.onPersisted(lastIndex, lastTerm, now());
-                metrics.durable(core.log().persistedIndex(), nanos());
-                pendingResponses.release(core.log().persistedIndex());
+                long durable = core.log().persistedIndex();
+                carryOut(); // commits, and releases the acknowledgements the durable log now covers
+                metrics.durable(durable, nanos());
             });
         }
 
@@ -865,33 +705,27 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final class TimerEvents implements NodeTimers.Events {
         @Override
         public void electionTimeout() {
-            if (!halted) {
-                core.onElectionTimeout(now());
-            }
+            stepUnlessHalted(() -> core.onElectionTimeout(now()));
         }
 
         @Override
         public void voteTimeout() {
-            if (!halted) {
-                core.onVoteTimeout(now());
-            }
+            stepUnlessHalted(() -> core.onVoteTimeout(now()));
         }
 
         @Override
         public void stepDownCheck() {
-            if (!halted) {
-                core.onStepDownCheck(now());
-            }
+            stepUnlessHalted(() -> core.onStepDownCheck(now()));
         }
 
         @Override
         public void heartbeat() {
             if (!halted) {
-                core.onHeartbeatTimeout(now());
+                step(() -> core.onHeartbeatTimeout(now()));
                 // The operator's view of follower progress is refreshed once per heartbeat, not
                 // copied on every append answer (that is the replication hot path).
                 Map<PeerId, Long> matches = core.followerMatchIndexes();
-                matchIndexes = matches;
+                mirror.matchIndexes = matches;
                 metrics.followersSeen(matches.keySet());
             }
         }

@@ -5,6 +5,7 @@ import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadIndexClosure;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
+import io.wheelraft.core.consensus.ReadHandle;
 import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.proto.ReadIndexMode;
 import io.wheelraft.proto.ReadIndexRequest;
@@ -51,13 +52,13 @@ final class NodeReads {
         PeerId leader();
 
         /** Hands reads to the core to confirm leadership for them, by the lease if {@code lease}. */
-        void confirm(List<Object> handles, boolean lease);
+        void confirm(List<ReadHandle> handles, boolean lease);
     }
 
     /** A {@link Node} made of functions: how the node shell wires its state in. */
     record Wiring(java.util.function.BooleanSupplier isHalted, java.util.function.Supplier<String> refusalReason,
                   java.util.function.BooleanSupplier localConfirmation, java.util.function.Supplier<PeerId> leaderId,
-                  java.util.function.BiConsumer<List<Object>, Boolean> confirmer) implements Node {
+                  java.util.function.BiConsumer<List<ReadHandle>, Boolean> confirmer) implements Node {
         @Override
         public boolean halted() {
             return isHalted.getAsBoolean();
@@ -79,13 +80,51 @@ final class NodeReads {
         }
 
         @Override
-        public void confirm(List<Object> handles, boolean lease) {
+        public void confirm(List<ReadHandle> handles, boolean lease) {
             confirmer.accept(handles, lease);
         }
     }
 
     /** A read asked for by a follower: answered with the read index once leadership is confirmed. */
-    record RemoteRead(CompletableFuture<ReadIndexResponse> answer) {
+    private record RemoteRead(CompletableFuture<ReadIndexResponse> answer) implements ReadHandle {
+        @Override
+        public void confirmed(long readIndex) {
+            answer.complete(ReadIndexResponse.newBuilder().setSuccess(true).setIndex(readIndex).build());
+        }
+
+        @Override
+        public void failed(PeerId leaderHint) {
+            answer.complete(ReadIndexResponse.newBuilder().setSuccess(false)
+                    .setLeaderId(leaderHint == null ? "" : leaderHint.toString()).setReason(Status.notLeader(leaderHint).message()).build());
+        }
+    }
+
+    /** A read of this node's user: runs once the state machine applied the read index. */
+    private final class LocalRead implements ReadHandle {
+        private final ReadIndexClosure done;
+
+        LocalRead(ReadIndexClosure done) {
+            this.done = done;
+        }
+
+        @Override
+        public void confirmed(long readIndex) {
+            fsm.runWhenApplied(readIndex, () -> done.run(Status.ok(), readIndex));
+        }
+
+        @Override
+        public void failed(PeerId leaderHint) {
+            done.run(Status.notLeader(leaderHint), -1);
+        }
+
+        void refuse(Status status) {
+            done.run(status, -1);
+        }
+    }
+
+    /** The handle for a read a follower asked this leader to confirm, answered through {@code answer}. */
+    ReadHandle remote(CompletableFuture<ReadIndexResponse> answer) {
+        return new RemoteRead(answer);
     }
 
     private final String groupId;
@@ -125,11 +164,11 @@ final class NodeReads {
 
     private void flush() {
         flushPosted.set(false);
-        List<Object> byRound = new ArrayList<>();
-        List<Object> byLease = new ArrayList<>();
+        List<ReadHandle> byRound = new ArrayList<>();
+        List<ReadHandle> byLease = new ArrayList<>();
         Queued q;
         while ((q = queued.poll()) != null) {
-            (q.option() == ReadOnlyOption.LEASE ? byLease : byRound).add(q.done());
+            (q.option() == ReadOnlyOption.LEASE ? byLease : byRound).add(new LocalRead(q.done()));
         }
         if (!byRound.isEmpty()) {
             flush(byRound, false);
@@ -139,7 +178,7 @@ final class NodeReads {
         }
     }
 
-    private void flush(List<Object> batch, boolean lease) {
+    private void flush(List<ReadHandle> batch, boolean lease) {
         if (node.halted()) {
             failed(batch, null);
             return;
@@ -147,7 +186,7 @@ final class NodeReads {
         String refusal = node.refusal();
         if (refusal != null) {
             Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
-            batch.forEach(h -> ((ReadIndexClosure) h).run(refused, -1));
+            batch.forEach(h -> ((LocalRead) h).refuse(refused));
         } else if (node.confirmsLocally()) {
             node.confirm(batch, lease);
         } else {
@@ -159,7 +198,7 @@ final class NodeReads {
      * A follower read: the leader confirms its leadership the way these reads chose ({@code lease}
      * or a quorum round) and returns its commit index.
      */
-    private void askLeader(PeerId leaderId, List<Object> batch, boolean lease) {
+    private void askLeader(PeerId leaderId, List<ReadHandle> batch, boolean lease) {
         ReadIndexRequest req = ReadIndexRequest.newBuilder().setGroupId(groupId).setServerId(self.toString())
                 .setPeerId(leaderId.toString()).setCount(batch.size())
                 .setMode(lease ? ReadIndexMode.READ_INDEX_MODE_LEASE : ReadIndexMode.READ_INDEX_MODE_QUORUM).build();
@@ -188,26 +227,12 @@ final class NodeReads {
     }
 
     /** Leadership is confirmed for these reads: each runs once {@code readIndex} is applied. */
-    void confirmed(List<Object> handles, long readIndex) {
-        for (Object h : handles) {
-            if (h instanceof ReadIndexClosure c) {
-                fsm.runWhenApplied(readIndex, () -> c.run(Status.ok(), readIndex));
-            } else if (h instanceof RemoteRead r) {
-                r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(true).setIndex(readIndex).build());
-            }
-        }
+    private static void confirmed(List<ReadHandle> handles, long readIndex) {
+        handles.forEach(h -> h.confirmed(readIndex));
     }
 
     /** These reads cannot be confirmed here (not the leader, or leadership lost). */
-    void failed(List<Object> handles, PeerId leaderHint) {
-        Status notLeader = Status.notLeader(leaderHint);
-        for (Object h : handles) {
-            if (h instanceof ReadIndexClosure c) {
-                c.run(notLeader, -1);
-            } else if (h instanceof RemoteRead r) {
-                r.answer().complete(ReadIndexResponse.newBuilder().setSuccess(false)
-                        .setLeaderId(leaderHint == null ? "" : leaderHint.toString()).setReason(notLeader.message()).build());
-            }
-        }
+    private static void failed(List<ReadHandle> handles, PeerId leaderHint) {
+        handles.forEach(h -> h.failed(leaderHint));
     }
 }

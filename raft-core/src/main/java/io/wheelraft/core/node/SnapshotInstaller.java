@@ -145,6 +145,10 @@ final class SnapshotInstaller {
                 .setNextOffset(nextOffset).setReason(reason).build();
     }
 
+    static InstallSnapshotResponse installed(long term) {
+        return InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(true).build();
+    }
+
     static InstallSnapshotResponse refuse(long term, InstallSnapshotRequest req, String reason) {
         return InstallSnapshotResponse.newBuilder().setTerm(term).setSuccess(false).setReason(reason).build();
     }

@@ -148,7 +148,6 @@ public final class SimCluster {
                 .metaStorage(storage.meta())
                 .snapshotStorage(storage.snapshots())
                 .timer(runtime.timer())
-                .clock(runtime.clock())
                 .snapshotIntervalSecs(0)
                 .randomSeed(seed * 1_000_003L + i * 7919L + restarts);
         tuning.accept(o);

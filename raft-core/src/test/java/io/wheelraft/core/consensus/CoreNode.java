@@ -67,8 +67,9 @@ final class CoreNode {
         }
         n.storage.append(entries);
         n.log = new RaftLog(n.storage, 0, 0);
-        n.core = new RaftCore(config, n.log, n.fx, term, null,
+        n.core = new RaftCore(config, n.log, term, null,
                 new MembershipLog(Membership.of(new Configuration(members))), 0, repairing, nowMs);
+        n.fx.recordFrom(n.core);
         return n;
     }
 
@@ -79,13 +80,13 @@ final class CoreNode {
 
     /** Carries out every queued log write, in order, acknowledging each. */
     void flushDisk() {
-        while (!fx.disk.isEmpty()) {
+        while (!fx.disk().isEmpty()) {
             flushOne();
         }
     }
 
     void flushOne() {
-        RecordingEffects.Persist w = fx.disk.poll();
+        RecordingEffects.Persist w = fx.disk().poll();
         if (w.truncateAfter() >= 0) {
             storage.truncateSuffix(w.truncateAfter());
         }

@@ -48,11 +48,11 @@ class RaftCoreReadModeTest {
         sendsLooked = leader.fx.sends().size();
     }
 
-    private boolean confirmed(Object read) {
+    private boolean confirmed(ReadHandle read) {
         return leader.fx.all(RecordingEffects.ReadsConfirmed.class).stream().anyMatch(e -> e.handles().contains(read));
     }
 
-    private boolean failed(Object read) {
+    private boolean failed(ReadHandle read) {
         return leader.fx.all(RecordingEffects.ReadsFailed.class).stream().anyMatch(e -> e.handles().contains(read));
     }
 
@@ -67,14 +67,14 @@ class RaftCoreReadModeTest {
     @Test
     void perCallLeaseReadOnAReadIndexNodeSkipsTheRoundWhileTheLeaseHolds() {
         cluster(false);
-        Object byDefault = "default read";
+        ReadHandle byDefault = RecordingEffects.read("default read");
         leader.core.readIndex(List.of(byDefault), BEAT + 20);
         assertFalse(confirmed(byDefault), "the node's own option (READ_INDEX) waits for a round");
         assertEquals(2, heartbeatsQueued(), "a round to both followers");
         net.settle(BEAT + 20);
         assertTrue(confirmed(byDefault));
 
-        Object lease = "lease read";
+        ReadHandle lease = RecordingEffects.read("lease read");
         leader.core.readIndex(List.of(lease), true, BEAT + 40);
         assertTrue(confirmed(lease), "served at once while the lease holds");
         assertEquals(0, heartbeatsQueued(), "no heartbeat round for a lease read within the lease");
@@ -85,7 +85,7 @@ class RaftCoreReadModeTest {
         cluster(false);
         net.cut.addAll(List.of(N2, N3)); // the leader is alone from here on
         long afterLease = BEAT + LEASE_MS;
-        Object lease = "lease read";
+        ReadHandle lease = RecordingEffects.read("lease read");
         leader.core.readIndex(List.of(lease), true, afterLease);
         assertFalse(confirmed(lease), "the lease has run out: the read needs a round");
         assertEquals(2, heartbeatsQueued(), "it falls back to a quorum round");
@@ -98,7 +98,7 @@ class RaftCoreReadModeTest {
         assertTrue(failed(lease), "the waiting read fails (NOT_LEADER) so the caller goes elsewhere");
         assertFalse(confirmed(lease));
 
-        Object late = "lease read after stepping down";
+        ReadHandle late = RecordingEffects.read("lease read after stepping down");
         leader.core.readIndex(List.of(late), true, BEAT + ELECTION_TIMEOUT_MS + 1);
         assertTrue(failed(late), "a former leader refuses lease reads at once");
     }
@@ -106,12 +106,12 @@ class RaftCoreReadModeTest {
     @Test
     void perCallReadIndexReadOnALeaseNodeWaitsForAQuorumRound() {
         cluster(true);
-        Object byDefault = "default read";
+        ReadHandle byDefault = RecordingEffects.read("default read");
         leader.core.readIndex(List.of(byDefault), BEAT + 20);
         assertTrue(confirmed(byDefault), "the node's own option (LEASE) serves at once within the lease");
         assertEquals(0, heartbeatsQueued());
 
-        Object quorum = "read-index read";
+        ReadHandle quorum = RecordingEffects.read("read-index read");
         leader.core.readIndex(List.of(quorum), false, BEAT + 30);
         assertFalse(confirmed(quorum), "READ_INDEX for this call: the lease does not count");
         assertEquals(2, heartbeatsQueued(), "a heartbeat round to both followers");
@@ -119,7 +119,7 @@ class RaftCoreReadModeTest {
         assertTrue(confirmed(quorum), "a quorum answered the round");
 
         net.cut.addAll(List.of(N2, N3));
-        Object cutOff = "read-index read while cut off";
+        ReadHandle cutOff = RecordingEffects.read("read-index read while cut off");
         leader.core.readIndex(List.of(cutOff), false, BEAT + 40);
         net.settle(BEAT + 40);
         assertFalse(confirmed(cutOff), "even inside the lease, no quorum answer means no READ_INDEX read");
@@ -137,8 +137,8 @@ class RaftCoreReadModeTest {
         net.settle(T0);
         leader.core.onHeartbeatTimeout(T0);
         net.settle(T0); // n2 acknowledged a heartbeat round: with the leader a quorum, the lease holds
-        Object quorum = "read-index read";
-        Object lease = "lease read";
+        ReadHandle quorum = RecordingEffects.read("read-index read");
+        ReadHandle lease = RecordingEffects.read("lease read");
         leader.core.readIndex(List.of(quorum), false, T0);
         leader.core.readIndex(List.of(lease), true, T0);
         assertEquals(0, leader.core.commitIndex());

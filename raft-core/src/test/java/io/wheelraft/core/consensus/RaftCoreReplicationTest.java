@@ -77,7 +77,7 @@ class RaftCoreReplicationTest {
         RecordingEffects.Persist w = f.fx.all(RecordingEffects.Persist.class).get(0);
         assertEquals(2, w.truncateAfter(), "the disk must drop the old entries 3..5 before appending");
         assertEquals(List.of(3L, 4L), w.entries().stream().map(LogEntry::getIndex).toList());
-        assertTrue(f.fx.events.contains(new RecordingEffects.Discarded(3)), f.fx.events.toString());
+        assertTrue(f.fx.events().contains(new RecordingEffects.Discarded(3)), f.fx.events().toString());
         f.flushDisk();
         assertEquals(4, f.storage.lastLogIndex());
         assertEquals(3, f.storage.term(4));
@@ -89,7 +89,7 @@ class RaftCoreReplicationTest {
         f.core.handleAppendEntries(append(N1, 1, 0, 0, 0, data(1, 1, "a"), data(2, 1, "b"), data(3, 1, "c")), 10);
         // A new leader overwrites 2..3 before the disk acknowledged the first write.
         f.core.handleAppendEntries(append(N3, 2, 1, 1, 2, data(2, 2, "B")), 20);
-        assertTrue(f.fx.events.contains(new RecordingEffects.Discarded(2)));
+        assertTrue(f.fx.events().contains(new RecordingEffects.Discarded(2)));
         f.core.onPersisted(3, 1, 0); // the old write's acknowledgement
         assertEquals(0, f.log.persistedIndex(), "an acknowledgement of replaced entries must not count");
         assertEquals(0, f.fx.lastCommitReported(), "nothing may be applied on a stale acknowledgement");

@@ -46,7 +46,7 @@ class RaftCoreSnapshotTest {
         AppendEntriesRequest probe = AppendEntriesRequest.newBuilder().setTerm(2).setServerId(N1.toString())
                 .setPrevLogIndex(11).setPrevLogTerm(2).build();
         l.core.handleAppendEntriesResponse(N2, probe, behind, T0 + 1);
-        assertTrue(l.fx.events.contains(new RecordingEffects.SnapshotWanted(N2)), l.fx.events.toString());
+        assertTrue(l.fx.events().contains(new RecordingEffects.SnapshotWanted(N2)), l.fx.events().toString());
         assertTrue(appendsTo(l, N2).isEmpty(), "no appends while the snapshot is on its way");
 
         l.core.onHeartbeatTimeout(T0 + 2);
@@ -67,11 +67,11 @@ class RaftCoreSnapshotTest {
         AppendEntriesRequest probe = AppendEntriesRequest.newBuilder().setTerm(2).setPrevLogIndex(11).setPrevLogTerm(2).build();
         l.core.handleAppendEntriesResponse(N2, probe, behind, T0 + 1);
         l.core.onSnapshotSent(N2, 2, 10, false, T0 + 2);
-        long wanted = l.fx.events.stream().filter(e -> e.equals(new RecordingEffects.SnapshotWanted(N2))).count();
+        long wanted = l.fx.events().stream().filter(e -> e.equals(new RecordingEffects.SnapshotWanted(N2))).count();
         assertEquals(1, wanted, "no immediate resend to a follower that just failed");
         AppendEntriesRequest hb = AppendEntriesRequest.newBuilder().setTerm(2).setHeartbeat(true).setSequence(1).build();
         l.core.handleAppendEntriesResponse(N2, hb, AppendEntriesResponse.newBuilder().setTerm(2).setSuccess(true).build(), T0 + 3);
-        wanted = l.fx.events.stream().filter(e -> e.equals(new RecordingEffects.SnapshotWanted(N2))).count();
+        wanted = l.fx.events().stream().filter(e -> e.equals(new RecordingEffects.SnapshotWanted(N2))).count();
         assertEquals(2, wanted, "a heartbeat answer shows the follower is back: try again");
     }
 
@@ -87,7 +87,7 @@ class RaftCoreSnapshotTest {
         assertEquals(3, f.log.lastTerm());
         assertEquals(4, f.core.membership().current().peers().size());
         assertTrue(f.core.holds(20));
-        assertTrue(f.fx.events.contains(new RecordingEffects.Discarded(21)), f.fx.events.toString());
+        assertTrue(f.fx.events().contains(new RecordingEffects.Discarded(21)), f.fx.events().toString());
         // The leader continues right after the snapshot.
         AppendEntriesRequest next = AppendEntriesRequest.newBuilder().setTerm(3).setServerId(N1.toString())
                 .setPrevLogIndex(20).setPrevLogTerm(3).setCommittedIndex(21).addEntries(data(21, 3, "x")).build();

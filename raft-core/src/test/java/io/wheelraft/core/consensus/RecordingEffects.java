@@ -13,11 +13,35 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * A {@link RaftEffects} that only records: every call becomes an {@link Event} in one ordered
- * list (so tests can check what happened before what), outgoing messages also wait in an outbox
- * for a router, and log writes wait in a disk queue until the test flushes them. Test thread only.
+ * Records what a core decides: whenever a test looks, the core's {@link Ready} batch (everything
+ * decided since the last look) is taken and turned into {@link Event}s in one ordered list, in
+ * the order the node shell carries a batch out (hard state, events, log writes, messages, retry).
+ * Outgoing messages also wait in an outbox for a router, and log writes wait in a disk queue until
+ * the test flushes them. Test thread only.
  */
-final class RecordingEffects implements RaftEffects {
+final class RecordingEffects {
+
+    /** A read caller for tests: only its name matters. */
+    record TestRead(String name) implements ReadHandle {
+        @Override
+        public void confirmed(long readIndex) {
+        }
+
+        @Override
+        public void failed(PeerId leaderHint) {
+        }
+    }
+
+    static ReadHandle read(String name) {
+        return new TestRead(name);
+    }
+
+    private RaftCore core;
+
+    /** The core whose batches this records. */
+    void recordFrom(RaftCore core) {
+        this.core = core;
+    }
 
     sealed interface Event permits HardState, RepairFlag, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
             ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry, SnapshotWanted {
@@ -75,16 +99,16 @@ final class RecordingEffects implements RaftEffects {
     record MembershipChange(Membership membership) implements Event {
     }
 
-    record ReadsConfirmed(List<Object> handles, long readIndex) implements Event {
+    record ReadsConfirmed(List<ReadHandle> handles, long readIndex) implements Event {
     }
 
-    record ReadsFailed(List<Object> handles, PeerId leaderHint) implements Event {
+    record ReadsFailed(List<ReadHandle> handles, PeerId leaderHint) implements Event {
     }
 
-    record ChangeDone(Object handle, io.wheelraft.core.Status status) implements Event {
+    record ChangeDone(io.wheelraft.core.Closure handle, io.wheelraft.core.Status status) implements Event {
     }
 
-    record TransferDone(Object handle, io.wheelraft.core.Status status) implements Event {
+    record TransferDone(io.wheelraft.core.Closure handle, io.wheelraft.core.Status status) implements Event {
     }
 
     record ElectionRetry() implements Event {
@@ -94,54 +118,75 @@ final class RecordingEffects implements RaftEffects {
     record SnapshotWanted(PeerId to) implements Event {
     }
 
-    final List<Event> events = new ArrayList<>();
-    final Deque<Send> outbox = new ArrayDeque<>();
-    final Deque<Persist> disk = new ArrayDeque<>();
+    private final List<Event> events = new ArrayList<>();
+    private final Deque<Send> outbox = new ArrayDeque<>();
+    private final Deque<Persist> disk = new ArrayDeque<>();
 
-    @Override
-    public void persistHardState(long term, PeerId votedFor) {
-        if (failHardState != null) {
-            throw failHardState;
-        }
-        events.add(new HardState(term, votedFor));
-    }
-
-    /** When set, every term/vote or repairing-flag write throws it (a full or failed disk). */
+    /** When set, a batch with a term/vote or repairing-flag write throws it, and nothing of that batch happens. */
     io.wheelraft.core.spi.StorageException failHardState;
 
-    @Override
-    public void persistRepairing(boolean repairing) {
-        if (failHardState != null) {
-            throw failHardState;
+    /** Takes the core's batch and records it, in the shell's order. */
+    void drain() {
+        if (core == null) {
+            return;
         }
-        events.add(new RepairFlag(repairing));
+        Ready r = core.ready();
+        try {
+            if ((r.hardState() != null || r.repairing() != null) && failHardState != null) {
+                throw failHardState;
+            }
+            if (r.hardState() != null) {
+                events.add(new HardState(r.hardState().term(), r.hardState().votedFor()));
+            }
+            if (r.repairing() != null) {
+                events.add(new RepairFlag(r.repairing()));
+            }
+            for (Ready.Event e : r.events()) {
+                events.add(toEvent(e));
+            }
+            for (Ready.LogWrite w : r.logWrites()) {
+                Persist p = new Persist(w.truncateAfter(), List.copyOf(w.entries()));
+                events.add(p);
+                disk.add(p);
+            }
+            for (Ready.Message m : r.messages()) {
+                if (m instanceof Ready.VoteRequest v) {
+                    send(v.to(), v.request());
+                } else if (m instanceof Ready.AppendRequest a) {
+                    send(a.to(), a.request());
+                } else if (m instanceof Ready.TimeoutNow n) {
+                    send(n.to(), n.request());
+                } else if (m instanceof Ready.SnapshotTransfer s) {
+                    events.add(new SnapshotWanted(s.to()));
+                }
+            }
+            if (r.electionRetry()) {
+                events.add(new ElectionRetry());
+            }
+        } finally {
+            r.clear();
+        }
     }
 
-    @Override
-    public void persistEntries(long truncateAfter, List<LogEntry> entries) {
-        Persist p = new Persist(truncateAfter, List.copyOf(entries));
-        events.add(p);
-        disk.add(p);
-    }
-
-    @Override
-    public void sendRequestVote(PeerId to, RequestVoteRequest request) {
-        send(to, request);
-    }
-
-    @Override
-    public void sendAppendEntries(PeerId to, AppendEntriesRequest request) {
-        send(to, request);
-    }
-
-    @Override
-    public void sendTimeoutNow(PeerId to, TimeoutNowRequest request) {
-        send(to, request);
-    }
-
-    @Override
-    public void sendSnapshot(PeerId to) {
-        events.add(new SnapshotWanted(to));
+    private static Event toEvent(Ready.Event e) {
+        if (e instanceof Ready.RoleChanged r) {
+            return new RoleChange(r.role(), r.term(), r.leader());
+        } else if (e instanceof Ready.Committed c) {
+            return new Commit(c.index());
+        } else if (e instanceof Ready.EntriesDiscarded d) {
+            return new Discarded(d.fromIndex());
+        } else if (e instanceof Ready.MembershipChanged m) {
+            return new MembershipChange(m.membership());
+        } else if (e instanceof Ready.ReadsConfirmed r) {
+            return new ReadsConfirmed(r.reads(), r.readIndex());
+        } else if (e instanceof Ready.ReadsFailed r) {
+            return new ReadsFailed(r.reads(), r.leaderHint());
+        } else if (e instanceof Ready.TransferDone d) {
+            return new TransferDone(d.done(), d.status());
+        } else if (e instanceof Ready.MembershipChangeDone d) {
+            return new ChangeDone(d.done(), d.status());
+        }
+        throw new AssertionError("unknown event " + e);
     }
 
     private void send(PeerId to, Object message) {
@@ -150,53 +195,23 @@ final class RecordingEffects implements RaftEffects {
         outbox.add(s);
     }
 
-    @Override
-    public void roleChanged(Role role, long term, PeerId leader) {
-        events.add(new RoleChange(role, term, leader));
+    List<Event> events() {
+        drain();
+        return events;
     }
 
-    @Override
-    public void commitTo(long index) {
-        events.add(new Commit(index));
+    Deque<Send> outbox() {
+        drain();
+        return outbox;
     }
 
-    @Override
-    public void entriesDiscarded(long fromIndex) {
-        events.add(new Discarded(fromIndex));
-    }
-
-    @Override
-    public void membershipChanged(Membership membership) {
-        events.add(new MembershipChange(membership));
-    }
-
-    @Override
-    public void readsConfirmed(List<Object> handles, long readIndex) {
-        events.add(new ReadsConfirmed(handles, readIndex));
-    }
-
-    @Override
-    public void readsFailed(List<Object> handles, PeerId leaderHint) {
-        events.add(new ReadsFailed(handles, leaderHint));
-    }
-
-    @Override
-    public void membershipChangeDone(Object handle, io.wheelraft.core.Status status) {
-        events.add(new ChangeDone(handle, status));
-    }
-
-    @Override
-    public void transferDone(Object handle, io.wheelraft.core.Status status) {
-        events.add(new TransferDone(handle, status));
-    }
-
-    @Override
-    public void scheduleElectionRetry() {
-        events.add(new ElectionRetry());
+    Deque<Persist> disk() {
+        drain();
+        return disk;
     }
 
     <T extends Event> List<T> all(Class<T> type) {
-        return events.stream().filter(type::isInstance).map(type::cast).toList();
+        return events().stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     List<Send> sends() {
@@ -205,6 +220,7 @@ final class RecordingEffects implements RaftEffects {
 
     /** Removes and returns every message waiting in the outbox. */
     List<Send> takeOutbox() {
+        drain();
         List<Send> out = new ArrayList<>(outbox);
         outbox.clear();
         return out;
@@ -212,6 +228,7 @@ final class RecordingEffects implements RaftEffects {
 
     /** Position of the first event matching, or -1. */
     int indexOf(java.util.function.Predicate<Event> p) {
+        drain();
         for (int i = 0; i < events.size(); i++) {
             if (p.test(events.get(i))) {
                 return i;
@@ -226,6 +243,7 @@ final class RecordingEffects implements RaftEffects {
     }
 
     void clear() {
+        drain();
         events.clear();
         outbox.clear();
     }

@@ -33,7 +33,7 @@ class FsmCallerApplyInlineTest {
                     .setData(ByteString.copyFromUtf8("e" + i)).build());
         }
         storage.append(entries);
-        return new FsmCaller("n", new RecordingMachine(), storage, new RecentEntries(0, 0), new ClosureQueue(), pool::add,
+        return new FsmCaller(new RecordingMachine(), storage, new RecentEntries(0, 0), new ClosureQueue(), new SerialLane("n-apply", pool::add),
                 applyInline, 0, ConfigurationEntry.getDefaultInstance(), applied -> { }, error -> { });
     }
 

@@ -45,7 +45,7 @@ class LogWriterWriteInlineTest {
                 throw error;
             }
         };
-        return new LogWriter("n", storage, diskPool::add, listener, inline ? clock::get : null);
+        return new LogWriter(storage, new SerialLane("n-disk", diskPool::add), listener, inline ? clock::get : null);
     }
 
     private List<LogEntry> nextEntry() {

@@ -78,7 +78,6 @@ class NodeConnectionsTest {
                 .metaStorage(new MemoryMetaStorage())
                 .snapshotStorage(new MemorySnapshotStorage())
                 .timer(runtime.timer())
-                .clock(runtime.clock())
                 .snapshotIntervalSecs(0);
         new NodeImpl("g", self, o, transport, runtime).start();
     }

@@ -1,0 +1,69 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.NodeOptions;
+
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+/**
+ * Decides, in one place, which threads run a node's work. A node has four lanes, each a
+ * {@link SerialLane} (one task at a time, in order) over a pool of its {@link NodeRuntime}:
+ * <ul>
+ *   <li>the Raft lane, on the raft pool: every decision of the core and the carrying out of its
+ *       batches. Work on the replication path (an incoming AppendEntries, an append answer, a
+ *       disk acknowledgement, a batch of proposals) may run on the thread that delivers it when
+ *       the lane is idle ({@link SerialLane#executeHere}); vote answers are always queued, as
+ *       winning a round fsyncs the new term and must not stall a transport I/O thread;</li>
+ *   <li>the disk lane, on the disk pool: log appends (with fsync), truncations and resets; with
+ *       {@link NodeOptions#writeInline()}, a follower's sparse append runs on the Raft lane's
+ *       thread instead ({@link #sparseWriteClock()});</li>
+ *   <li>the snapshot lane, on the disk pool: snapshot chunk reads and writes;</li>
+ *   <li>the apply lane, on the apply pool: the user's state machine; with
+ *       {@link NodeOptions#applyInline()} the committing thread applies when the lane is idle.</li>
+ * </ul>
+ * Immutable; the lanes it makes are thread-safe.
+ */
+final class LanePolicy {
+
+    private final String name;
+    private final NodeRuntime runtime;
+    private final boolean writeInline;
+    private final boolean applyInline;
+
+    LanePolicy(String name, NodeRuntime runtime, NodeOptions options) {
+        this.name = name;
+        this.runtime = runtime;
+        this.writeInline = options.writeInline();
+        this.applyInline = options.applyInline();
+    }
+
+    /** @param failureHandler gets what a task throws (a storage failure stops the node) */
+    SerialLane raftLane(Predicate<Throwable> failureHandler) {
+        return new SerialLane(name, runtime.raftPool(), failureHandler);
+    }
+
+    SerialLane diskLane() {
+        return new SerialLane(name + "-disk", runtime.diskPool());
+    }
+
+    SerialLane snapshotLane() {
+        return new SerialLane(name + "-snapshot", runtime.diskPool());
+    }
+
+    SerialLane applyLane() {
+        return new SerialLane(name + "-apply", runtime.applyPool());
+    }
+
+    /**
+     * Null when every log write goes to the disk lane; otherwise the clock (nanoseconds) the
+     * {@link LogWriter} uses to tell a sparse append, which it then writes on the calling thread.
+     */
+    LongSupplier sparseWriteClock() {
+        return writeInline ? () -> runtime.clock().nanoTime() : null;
+    }
+
+    /** Whether the thread that commits entries applies them itself when the apply lane is idle. */
+    boolean applyOnCommittingThread() {
+        return applyInline;
+    }
+}

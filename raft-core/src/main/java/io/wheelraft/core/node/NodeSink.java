@@ -1,0 +1,109 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftError;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.Status;
+import io.wheelraft.core.consensus.Ready;
+import io.wheelraft.timer.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/**
+ * What carrying out a core's {@link Ready} batch does for one node: term/vote and repairing-flag
+ * writes to the meta storage, log writes to the {@link LogWriter}, messages to the
+ * {@link Outbox}, and the bookkeeping of each event (the {@link NodeMirror}, timers, the state
+ * machine's leader callbacks, pending closures, connections, finished callers). The order is
+ * {@link ReadyCarrier}'s. Raft lane only.
+ */
+final class NodeSink implements ReadyCarrier.Sink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeImpl.class);
+
+    /** The parts of the node the sink acts on; all exist before the first batch. */
+    record Parts(String name, NodeOptions options, Clock clock, NodeMirror mirror, NodeMetrics metrics, FsmCaller fsm,
+                 ClosureQueue closures, LogWriter logWriter, Outbox outbox, NodeTimers timers, Runnable electionRetry) {
+    }
+
+    private final Parts p;
+
+    NodeSink(Parts parts) {
+        this.p = parts;
+    }
+
+    @Override
+    public void persistHardState(long term, PeerId votedFor) {
+        p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
+        p.mirror().term = term;
+    }
+
+    @Override
+    public void persistRepairing(boolean repairing) {
+        p.options().metaStorage().setRepairing(repairing);
+    }
+
+    @Override
+    public void writeLog(Ready.LogWrite w) {
+        // Only a follower writes inline: the leader's own write is off its commit path.
+        p.logWriter().submit(w.truncateAfter(), w.entries(), !w.byLeader());
+    }
+
+    @Override
+    public void send(Ready.Message message) {
+        p.outbox().send(message);
+    }
+
+    @Override
+    public void scheduleElectionRetry() {
+        p.electionRetry().run();
+    }
+
+    @Override
+    public void handle(Ready.Event event) {
+        if (event instanceof Ready.RoleChanged r) {
+            roleChanged(r.role(), r.term(), r.leader());
+        } else if (event instanceof Ready.Committed c) {
+            p.metrics().committed(c.index(), p.clock().nanoTime());
+            p.mirror().commitIndex = c.index();
+            p.fsm().commitTo(c.index());
+        } else if (event instanceof Ready.EntriesDiscarded d) {
+            p.closures().failFrom(d.fromIndex(), Status.error(RaftError.LEADERSHIP_LOST,
+                    "leadership changed before entry %d+ committed; it may or may not be applied", d.fromIndex()));
+        } else if (event instanceof Ready.MembershipChanged m) {
+            p.mirror().configuration = m.membership().current();
+            p.outbox().prepareConnections(m.membership());
+        } else if (event instanceof Ready.ReadsConfirmed r) {
+            r.reads().forEach(h -> h.confirmed(r.readIndex()));
+        } else if (event instanceof Ready.ReadsFailed r) {
+            r.reads().forEach(h -> h.failed(r.leaderHint()));
+        } else if (event instanceof Ready.TransferDone d) {
+            d.done().run(d.status());
+        } else if (event instanceof Ready.MembershipChangeDone d) {
+            d.done().run(d.status());
+        }
+    }
+
+    private void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
+        NodeMirror mirror = p.mirror();
+        Role old = mirror.role;
+        p.metrics().roleChanged(newRole, newLeader != null && !newLeader.equals(mirror.leader), p.clock().nanoTime());
+        mirror.role = newRole;
+        mirror.term = newTerm;
+        mirror.leader = newLeader;
+        if (newLeader != null) {
+            mirror.lastLeaderContactMs = p.clock().millis();
+        }
+        p.timers().enter(newRole);
+        if (old != Role.LEADER && newRole == Role.LEADER) {
+            p.fsm().runOnApplyLane(() -> p.options().stateMachine().onLeaderStart(newTerm));
+        } else if (old == Role.LEADER && newRole != Role.LEADER) {
+            mirror.matchIndexes = Map.of();
+            p.fsm().runOnApplyLane(() -> p.options().stateMachine().onLeaderStop(Status.error(RaftError.LEADERSHIP_LOST,
+                    "stepped down in term %d", newTerm)));
+        }
+        LOG.info("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+    }
+}
