@@ -22,10 +22,46 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
     /**
      * How long after a quorum acknowledged a heartbeat the leader may still serve lease reads.
      * Voters refuse other candidates for the election timeout after hearing from the leader, but
-     * only for half the grace period when they saw its connection break, so the lease is the
-     * shorter of the two, minus the allowed clock drift.
+     * only for {@link #brokenLeaderHoldMs()} when they saw its connection break, so the lease is
+     * the shorter of the two, minus the allowed clock drift.
      */
     public long leaseMs() {
-        return Math.min(electionTimeoutMs, connectionLostGraceMs / 2) - (long) leaseClockDriftMs;
+        return Math.min(electionTimeoutMs, brokenLeaderHoldMs()) - (long) leaseClockDriftMs;
+    }
+
+    /**
+     * A voter that saw its leader's connection break backs a candidate against it no earlier than
+     * this after it last heard from that leader (half the grace). Measured from the last contact,
+     * not from the break: the leader's lease ({@link #leaseMs()}) counts from heartbeats it sent,
+     * which the voter received no later than its last contact.
+     */
+    public long brokenLeaderHoldMs() {
+        return connectionLostGraceMs / 2;
+    }
+
+    /**
+     * The gap between two survivors' turns to campaign (3% of the election timeout, at least 1 ms):
+     * longer than a pre-vote round trip plus the spread of the break reports, so the next one
+     * starts only if the one before could not even ask.
+     */
+    public long failoverSlotMs() {
+        return Math.max(1, electionTimeoutMs * 3L / 100);
+    }
+
+    /**
+     * How long a voter that has not seen the leader lost yet holds a pre-vote answer, waiting for
+     * its own break report (or its own election timeout to pass), before refusing (5% of T).
+     */
+    public long voteConfirmWindowMs() {
+        return Math.max(1, electionTimeoutMs / 20L);
+    }
+
+    /**
+     * After a silent leader's election timeout (counted from the last contact), how long the first
+     * survivor waits before its pre-vote: voters heard the last heartbeat up to one message
+     * latency later, and they hold the answer the rest of the way (1% of T, at least 1 ms).
+     */
+    public long silentLeaderMarginMs() {
+        return Math.max(1, electionTimeoutMs / 100L);
     }
 }

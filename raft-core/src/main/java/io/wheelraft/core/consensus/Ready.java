@@ -7,10 +7,12 @@ import io.wheelraft.core.Status;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.LogEntry;
 import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
 import io.wheelraft.proto.TimeoutNowRequest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What one step of {@link RaftCore} decided, as data (in the spirit of etcd raft's {@code Ready}):
@@ -71,7 +73,7 @@ public final class Ready {
 
     /** State the core changed, and callers whose request ended, in the order it happened. */
     public sealed interface Event permits RoleChanged, Committed, EntriesDiscarded, MembershipChanged,
-            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone {
+            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone, VoteAnswered {
     }
 
     /** Role, term or known leader changed (timers and listeners follow the role). */
@@ -109,12 +111,20 @@ public final class Ready {
     public record MembershipChangeDone(Closure done, Status status) implements Event {
     }
 
+    /**
+     * A pre-vote answer the core held back (see {@link RaftCore#handleRequestVote(RequestVoteRequest,
+     * long, CompletableFuture)}) is decided: complete {@code to} with {@code answer}.
+     */
+    public record VoteAnswered(CompletableFuture<RequestVoteResponse> to, RequestVoteResponse answer) implements Event {
+    }
+
     private HardState hardState;
     private Boolean repairing;
     private final List<Event> events = new ArrayList<>();
     private final List<LogWrite> logWrites = new ArrayList<>();
     private final List<Message> messages = new ArrayList<>();
     private boolean electionRetry;
+    private long wakeAtMs = -1;
     private long durableIndex;
 
     Ready() {
@@ -152,13 +162,22 @@ public final class Ready {
         return electionRetry;
     }
 
+    /**
+     * The core wants {@link RaftCore#onWake} called at this clock time (or soon after; -1: no new
+     * request). Held vote answers and a follower's turn to campaign after a silent leader use it.
+     * A request replaces none made before: an earlier one still fires, and an extra call is harmless.
+     */
+    public long wakeAtMs() {
+        return wakeAtMs;
+    }
+
     /** How far the log is durable, as of the end of this step (held acknowledgements up to it may go). */
     public long durableIndex() {
         return durableIndex;
     }
 
     public boolean isEmpty() {
-        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty() && !electionRetry;
+        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty() && !electionRetry && wakeAtMs < 0;
     }
 
     /** The shell carried the batch out (or stopped): the core fills it again from empty. */
@@ -169,6 +188,7 @@ public final class Ready {
         logWrites.clear();
         messages.clear();
         electionRetry = false;
+        wakeAtMs = -1;
     }
 
     // ---------------------------------------------------------------- filled by the core
@@ -195,6 +215,10 @@ public final class Ready {
 
     void retryElection() {
         electionRetry = true;
+    }
+
+    void wakeAt(long atMs) {
+        wakeAtMs = atMs;
     }
 
     void durableIndex(long index) {

@@ -5,6 +5,7 @@ import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.LogEntry;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,9 @@ final class Replication {
     private final Map<Long, Long> roundSentMs = new java.util.HashMap<>();
     /** Followers fenced after a storage fault, and how far each must catch up to vote again. */
     private final RepairTracker repairs;
+    /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
+    private List<PeerId> otherVoters = List.of();
+    private Map<PeerId, Integer> turns = Map.of();
 
     Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -47,6 +51,31 @@ final class Replication {
         for (PeerId p : members) {
             progress.computeIfAbsent(p, k -> new Progress(log.lastIndex() + 1, nowMs));
         }
+        List<PeerId> voters = new ArrayList<>(membership.voters());
+        voters.remove(config.self());
+        otherVoters = voters;
+        rankTurns();
+    }
+
+    /**
+     * Ranks the voters for the next failover: most of the log first (match index), then by id;
+     * fenced (repairing) followers get none, they may not campaign. Computed once per heartbeat
+     * round, so all followers get their turns from one snapshot and no two share one (unless a
+     * heartbeat was still on its way when the leader failed).
+     */
+    private void rankTurns() {
+        List<PeerId> ranked = new ArrayList<>(otherVoters.size());
+        for (PeerId p : otherVoters) {
+            if (progress.containsKey(p) && !repairs.repairing(p)) {
+                ranked.add(p);
+            }
+        }
+        ranked.sort(java.util.Comparator.comparingLong((PeerId p) -> -progress.get(p).match).thenComparing(p -> p));
+        Map<PeerId, Integer> t = new java.util.HashMap<>();
+        for (int i = 0; i < ranked.size(); i++) {
+            t.put(ranked.get(i), i + 1);
+        }
+        turns = t;
     }
 
     Map<PeerId, Long> matchIndexes() {
@@ -98,6 +127,7 @@ final class Replication {
     long heartbeatAll(long commitIndex, long nowMs) {
         long round = ++heartbeatRound;
         roundSentMs.put(round, nowMs);
+        rankTurns();
         roundSentMs.keySet().removeIf(r -> r < round - 1024); // answers older than that no longer matter
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
             Progress pr = e.getValue();
@@ -168,6 +198,7 @@ final class Replication {
                 .setCommittedIndex(commit)
                 .setSequence(seq)
                 .setRepairComplete(repairs.completes(to, prev, match))
+                .setFailoverTurn(turns.getOrDefault(to, 0))
                 .build();
     }
 

@@ -549,7 +549,26 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
-        return onLaneAnswer(() -> core.handleRequestVote(request, now()));
+        CompletableFuture<RequestVoteResponse> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            try {
+                // A pre-vote answer may be held (null): it leaves later as a Ready.VoteAnswered.
+                RequestVoteResponse answer = core.handleRequestVote(request, now(), f);
+                if (answer == null) {
+                    carryOut();
+                } else {
+                    carrier.carryOutAnswering(core.ready(), answer, f);
+                }
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+                onLaneFailure(e);
+            }
+        });
+        return f;
     }
 
     @Override
@@ -680,9 +699,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public void onConnectionLost(String endpoint) {
         onLane(() -> {
             if (core.onConnectionLost(endpoint, now())) {
-                // The core ranks the followers half a grace apart; a little jitter on top, should two
-                // ever rank alike (views of the membership differ during a change).
-                long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
+                // The core spaces the followers' turns a slot apart; a little jitter on top, should two
+                // ever share a turn (a heartbeat with new turns was on its way when the leader failed).
+                long delay = core.campaignDelayAfterBreakMs() + random.nextInt((int) Math.max(1, core.campaignJitterBoundMs()));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
             }
@@ -762,6 +781,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         }
 
         @Override
+        public void scheduleWake(long atMs) {
+            long delay = Math.max(0, atMs - now());
+            timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onWake(now()))), delay, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
         public void handle(Ready.Event event) {
             if (event instanceof Ready.RoleChanged r) {
                 roleChanged(r.role(), r.term(), r.leader());
@@ -783,6 +808,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 d.done().run(d.status());
             } else if (event instanceof Ready.MembershipChangeDone d) {
                 d.done().run(d.status());
+            } else if (event instanceof Ready.VoteAnswered v) {
+                v.to().complete(v.answer());
             }
         }
 
