@@ -370,7 +370,7 @@ public final class RaftCore {
         if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
-        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat(), nowMs);
+        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), nowMs);
 
         long prev = req.getPrevLogIndex();
         if (prev < commitIndex) {
@@ -757,7 +757,7 @@ public final class RaftCore {
             out.event(new Ready.ReadsConfirmed(handles, commitIndex));
             return;
         }
-        long round = replication.heartbeatAll(commitIndex, nowMs);
+        long round = replication.readRound(commitIndex, nowMs);
         reads.add(handles, commitIndex, round);
         confirmReads();
     }
