@@ -21,22 +21,24 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
 
     /**
      * How long after a quorum acknowledged a heartbeat the leader may still serve lease reads.
-     * Voters refuse other candidates for the election timeout after hearing from the leader, but
-     * only for {@link #brokenLeaderHoldMs()} when they saw its connection break, so the lease is
-     * the shorter of the two, minus the allowed clock drift.
+     * Voters refuse other candidates for the election timeout after hearing from the leader, and
+     * for at least half the grace period after its last heartbeat when they saw its connection
+     * break ({@link #brokenLeaderHoldMs()}), so the lease is the shorter of the two, minus the
+     * allowed clock drift.
      */
     public long leaseMs() {
-        return Math.min(electionTimeoutMs, brokenLeaderHoldMs()) - (long) leaseClockDriftMs;
+        return Math.min(electionTimeoutMs, connectionLostGraceMs / 2) - (long) leaseClockDriftMs;
     }
 
     /**
      * A voter that saw its leader's connection break backs a candidate against it no earlier than
-     * this after it last heard from that leader (half the grace). Measured from the last contact,
-     * not from the break: the leader's lease ({@link #leaseMs()}) counts from heartbeats it sent,
-     * which the voter received no later than its last contact.
+     * this after the last heartbeat-timer heartbeat it received: half the grace (by default one
+     * heartbeat interval) plus 2% of the election timeout. Half the grace is what the leader's
+     * lease ({@link #leaseMs()}) relies on; the margin lets a live leader's next heartbeat arrive
+     * first when a connection only flapped, so a flap on several links at once elects no one.
      */
     public long brokenLeaderHoldMs() {
-        return connectionLostGraceMs / 2;
+        return connectionLostGraceMs / 2 + Math.max(2, electionTimeoutMs / 50L);
     }
 
     /**

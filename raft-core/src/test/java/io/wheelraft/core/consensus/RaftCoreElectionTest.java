@@ -337,7 +337,7 @@ class RaftCoreElectionTest {
 
     /**
      * The first survivor campaigns at once; its peer, which hears of the break 40 ms later, holds
-     * its pre-vote answer and grants it once it saw the break itself and half a grace passed since
+     * its pre-vote answer and grants it once it saw the break itself and the hold (half a grace plus a margin) passed since
      * the leader last spoke (the lease hold): one pre-vote and one vote elect it, no split vote.
      */
     @Test
@@ -355,7 +355,7 @@ class RaftCoreElectionTest {
         n3.core.onConnectionLost(N1.endpoint(), 150);
         n3.fx.drain();
         assertFalse(answer.isDone(), "granted before the lease hold (half a grace after the leader last spoke) passed");
-        long holdEnds = 100 + GRACE_MS / 2;
+        long holdEnds = 100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50; // half a grace plus a 2% margin after the last heartbeat
         assertTrue(n3.fx.wakes.contains(holdEnds), "no wake-up asked for the end of the hold: " + n3.fx.wakes);
         n3.core.onWake(holdEnds);
         n3.fx.drain();
