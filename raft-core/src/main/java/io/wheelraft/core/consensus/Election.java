@@ -371,9 +371,10 @@ final class Election {
         boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         // Right after granting a vote, give that candidate time to win and announce itself
         // before backing anyone else (it would otherwise be deposed in the window between our
-        // grant and its first append).
+        // grant and its first append). Once a leader spoke since, that election is over.
         boolean backable = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER
-                && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(core.votedFor()));
+                && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || core.lastLeaderContactMs() > lastVoteGrantMs
+                    || candidate.equals(core.votedFor()));
         boolean lost = leaderLostForVoting(nowMs);
         if (backable && !lost && replyTo != null) {
             long deadline = holdDeadlineMs(req, nowMs);

@@ -372,6 +372,29 @@ class RaftCoreElectionTest {
 
     // ------------------------------------------------------------ held pre-vote answers
 
+    /**
+     * After granting a vote a node refuses pre-votes for half a timeout, so its candidate can win
+     * and announce itself; once the elected leader spoke that election is over, and a survivor of
+     * that leader's death is backed at once (the first failover after an election waited out the
+     * rest of the half timeout and a retry: 200-350 ms in the simulation).
+     */
+    @Test
+    void aPreVoteSoonAfterAVoteIsBackedOnceTheElectedLeaderSpoke() {
+        CoreNode voter = node(N3, 3);
+        assertTrue(voter.core.handleRequestVote(voteRequest(N1, 1, 0, 0, false), ELECTION_TIMEOUT_MS).getGranted());
+        RequestVoteRequest other = voteRequest(N2, 2, 0, 0, true);
+        voter.core.handleAppendEntries(heartbeat(N1, 1, 2), ELECTION_TIMEOUT_MS + 5);
+        voter.core.onConnectionLost(N1.endpoint(), ELECTION_TIMEOUT_MS + 200);
+        assertTrue(voter.core.handleRequestVote(other, ELECTION_TIMEOUT_MS + 200).getGranted(),
+                "n1 won and spoke; its death is news, not a disruption");
+
+        CoreNode justVoted = node(N3, 3);
+        assertTrue(justVoted.core.handleRequestVote(voteRequest(N1, 1, 0, 0, false), ELECTION_TIMEOUT_MS).getGranted());
+        assertFalse(justVoted.core.handleRequestVote(other.toBuilder().setTerm(2).build(), ELECTION_TIMEOUT_MS + 200).getGranted(),
+                "n1 has not announced itself yet: give it time");
+    }
+
+
     private static RequestVoteRequest brokePreVote(PeerId candidate) {
         return voteRequest(candidate, 2, 0, 0, true).toBuilder().setLeaderConnectionBroke(true).build();
     }
