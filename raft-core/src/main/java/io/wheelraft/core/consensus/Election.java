@@ -396,9 +396,10 @@ final class Election {
             return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
                     .setReason("not a member of the configuration committed at index " + removedAt).build();
         }
-        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting()) {
+        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting() && !deferring(nowMs)) {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
-            // entries it lacks. Campaign now rather than at our own turn.
+            // entries it lacks. Campaign now rather than at our own turn (unless we already back
+            // another survivor's pre-vote: two rounds at once could split the vote).
             LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
             startPreVote(nowMs);
         }
