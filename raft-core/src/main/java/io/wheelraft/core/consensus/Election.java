@@ -83,7 +83,10 @@ final class Election {
 
     /** The current leader's AppendEntries (a heartbeat or not) carried our failover turn (0: none). */
     void turnFromLeader(int failoverTurn, boolean heartbeat, long nowMs) {
-        if (heartbeat) {
+        boolean newLeader = turnTerm != core.term() || !core.leader().equals(turnLeader);
+        if (heartbeat || newLeader) {
+            // A new leader's first message counts too: its heartbeats start a moment later, and a
+            // connection that flaps in between must not make us back a candidate against it.
             lastHeartbeatMs = Math.max(lastHeartbeatMs, nowMs);
         }
         turn = failoverTurn;

@@ -370,6 +370,38 @@ class RaftCoreElectionTest {
         assertEquals(2, n3.core.term(), "n3's own turn came after it voted: it must not campaign");
     }
 
+    /**
+     * The leader ranks the other voters for the next failover once per heartbeat round: most of
+     * the log first, then lower id; a read round neither re-ranks nor counts for the lease.
+     */
+    @Test
+    void theLeaderHandsOutFailoverTurnsByLogPositionThenId() {
+        List<CoreNode> nodes = List.of(node(N1, 4), node(N2, 4), node(N3, 4), node(peer(4), 4));
+        CoreRouter net = new CoreRouter(nodes);
+        CoreNode leader = nodes.get(0);
+        leader.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        net.settle(ELECTION_TIMEOUT_MS);
+        assertTrue(leader.core.isLeader());
+        net.cut.add(N2); // n2 falls behind
+        leader.core.propose(List.of(com.google.protobuf.ByteString.copyFromUtf8("x")), ELECTION_TIMEOUT_MS + 1);
+        net.settle(ELECTION_TIMEOUT_MS + 1);
+        net.cut.clear();
+
+        leader.core.onHeartbeatTimeout(ELECTION_TIMEOUT_MS + 2);
+        java.util.Map<PeerId, Integer> turns = new java.util.HashMap<>();
+        AppendEntriesRequest toN4 = null;
+        for (RecordingEffects.Send s : leader.fx.takeOutbox()) {
+            if (s.isAppend() && s.append().getHeartbeat()) {
+                assertFalse(s.append().getReadRound());
+                turns.put(s.to(), s.append().getFailoverTurn());
+                toN4 = s.to().equals(peer(4)) ? s.append() : toN4;
+            }
+        }
+        assertEquals(java.util.Map.of(N3, 1, peer(4), 2, N2, 3), turns, "n3 and n4 hold more of the log than n2; n3 has the lower id");
+        nodes.get(3).core.handleAppendEntries(toN4, ELECTION_TIMEOUT_MS + 3);
+        assertEquals(2, nodes.get(3).core.failoverTurn());
+    }
+
     // ------------------------------------------------------------ held pre-vote answers
 
     /**
