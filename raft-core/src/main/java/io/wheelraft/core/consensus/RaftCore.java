@@ -106,7 +106,16 @@ public final class RaftCore {
      * been silent past its turn.
      */
     public void onWake(long nowMs) {
-        if (nowMs >= wakeRequestedMs) {
+        onWake(nowMs, wakeRequestedMs);
+    }
+
+    /**
+     * As {@link #onWake(long)}, from the timer the shell set for the wake-up asked for at
+     * {@code requestedAtMs}: only the latest one asked for lets the core ask for the next, so a
+     * superseded timer that fires late starts no second chain of wake-ups.
+     */
+    public void onWake(long nowMs, long requestedAtMs) {
+        if (requestedAtMs == wakeRequestedMs) {
             wakeRequestedMs = Long.MAX_VALUE;
         }
         election.onWake(nowMs);

@@ -165,7 +165,8 @@ public final class Ready {
     /**
      * The core wants {@link RaftCore#onWake} called at this clock time (or soon after; -1: no new
      * request). Held vote answers and a follower's turn to campaign after a silent leader use it.
-     * A request replaces none made before: an earlier one still fires, and an extra call is harmless.
+     * A request replaces none made before: an earlier one still fires, and an extra call is harmless;
+     * pass the requested time to {@link RaftCore#onWake(long, long)}.
      */
     public long wakeAtMs() {
         return wakeAtMs;

@@ -783,7 +783,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         @Override
         public void scheduleWake(long atMs) {
             long delay = Math.max(0, atMs - now());
-            timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onWake(now()))), delay, TimeUnit.MILLISECONDS);
+            timerOrShared().newTimeout(t -> onLane(() -> step(() -> core.onWake(now(), atMs))), delay, TimeUnit.MILLISECONDS);
         }
 
         @Override
