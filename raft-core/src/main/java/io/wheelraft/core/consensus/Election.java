@@ -48,6 +48,8 @@ final class Election {
     private long turnTerm;
     /** Pre-vote answers held while we confirm the leader is lost. */
     private final HeldVotes held = new HeldVotes();
+    /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
+    private long campaignAtMs = Long.MAX_VALUE;
     /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
     private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
     /**
@@ -72,6 +74,7 @@ final class Election {
     /** A leader of our term spoke: a reported break of its connection is old news, held pre-votes are refused. */
     void leaderHeard() {
         leaderConnectionLostMs = -1;
+        campaignAtMs = Long.MAX_VALUE;
         decideHeld(core.lastLeaderContactMs(), true);
     }
 
@@ -120,9 +123,9 @@ final class Election {
         return (turnOrPlace() - 1L) * config.failoverSlotMs();
     }
 
-    /** The bound of the random jitter the shell adds to the wait after a break: a third of a slot. */
+    /** The bound of the random jitter the shell adds to the wait after a break: 1% of T (at least 1 ms). */
     long campaignJitterBoundMs() {
-        return Math.max(1, config.failoverSlotMs() / 3);
+        return Math.max(1, config.electionTimeoutMs() / 100);
     }
 
     private int turnOrPlace() {
@@ -225,6 +228,13 @@ final class Election {
      */
     void onWake(long nowMs) {
         decideHeld(nowMs, false);
+        if (nowMs >= campaignAtMs) {
+            campaignAtMs = Long.MAX_VALUE;
+            if (core.role() == Role.FOLLOWER && leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
+                startPreVote(nowMs);
+                return;
+            }
+        }
         if (core.role() == Role.FOLLOWER && knownTurn() > 0 && nowMs >= silentTurnAtMs() && !preVoting()) {
             if (deferring(nowMs)) {
                 core.out().retryElection();
@@ -236,7 +246,7 @@ final class Election {
 
     /** When the core next needs {@link #onWake}: a held answer's deadline, or our silent-leader turn; MAX_VALUE if never. */
     long nextWakeMs() {
-        long at = held.earliestDeadlineMs();
+        long at = Math.min(held.earliestDeadlineMs(), campaignAtMs);
         if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
             at = Math.min(at, silentTurnAtMs());
         }
@@ -405,6 +415,11 @@ final class Election {
             // another survivor's pre-vote: two rounds at once could split the vote).
             LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
             startPreVote(nowMs);
+        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
+                && leaderConnectionLostMs >= 0 && !lost) {
+            // The same, but our own hold after the break is not over yet: campaign when it is,
+            // rather than a slot later at our own turn.
+            campaignAtMs = lostForVotingAtMs();
         }
         return answer;
     }

@@ -290,7 +290,7 @@ class RaftCoreElectionTest {
     }
 
     private static long slot() {
-        return ELECTION_TIMEOUT_MS * 3L / 100;
+        return ELECTION_TIMEOUT_MS / 10L;
     }
 
     /** The first survivor pre-votes as soon as the break is reported, and says the connection broke. */
@@ -403,6 +403,29 @@ class RaftCoreElectionTest {
     }
 
     // ------------------------------------------------------------ held pre-vote answers
+
+    /**
+     * A survivor ahead of the candidate refuses it (it lacks entries) during its own hold after
+     * the break, and campaigns as soon as the hold ends rather than at its own turn (with turn 3
+     * or later, or no turn, that is later).
+     */
+    @Test
+    void aVoterAheadCampaignsWhenItsHoldEndsAfterRefusingACandidateBehind() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 110);
+        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
+        assertFalse(ahead.core.handleRequestVote(behind, 112, answer).getGranted(), "a candidate missing entry 2 must not win");
+        assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its hold ended");
+        long holdEnds = 100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        ahead.fx.drain();
+        assertTrue(ahead.fx.wakes.contains(holdEnds), "no wake-up at the end of the hold: " + ahead.fx.wakes);
+        ahead.core.onWake(holdEnds);
+        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
+        assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+    }
+
 
     /**
      * After granting a vote a node refuses pre-votes for half a timeout, so its candidate can win
