@@ -25,7 +25,8 @@ import java.util.concurrent.CompletableFuture;
  *       before anything else of the batch happens; if that fails, nothing of the batch may leave
  *       (no message, no answer, no log write) and the node stops for good.</li>
  *   <li>{@link #events()} are bookkeeping (role, commit, membership, discarded entries,
- *       finished callers) and are handled in the order given.</li>
+ *       finished callers, held pre-vote answers, which change no durable state) and are
+ *       handled in the order given.</li>
  *   <li>{@link #logWrites()} are queued in order; each is acknowledged later with
  *       {@link RaftCore#onPersisted}.</li>
  *   <li>{@link #messages()} may leave at once (after rule 1).</li>
