@@ -63,6 +63,12 @@ public final class RaftClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RaftClient.class);
     private static final long SWEEP_MS = 5;
     private static final long PROBE_TIMEOUT_MS = 300;
+    /**
+     * While calls wait for a leader (an election is under way), how often the client asks every
+     * member who leads: an election takes tens of ms after a kill, and a member names the new
+     * leader as soon as it hears from it.
+     */
+    private static final long LEADER_POLL_MS = 15;
 
     /** Settings of a {@link RaftClient}; {@link #build()} validates them. Not thread-safe. */
     public static final class Builder {
@@ -183,6 +189,9 @@ public final class RaftClient implements AutoCloseable {
     private long lastSequence;
     private volatile String leader;
     private volatile boolean closed;
+    /** Calls that met no leader, waiting for one to be named (see {@link #awaitLeader}). */
+    private final java.util.Queue<PendingCall> awaitingLeader = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean findingLeader = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RaftClient(Builder b) {
         this.endpoints = List.copyOf(b.endpoints);
@@ -431,7 +440,7 @@ public final class RaftClient implements AutoCloseable {
                     dispatch(call); // follow the redirect at once
                 } else {
                     forgetLeader(from.endpoint);
-                    retryLater(call);
+                    awaitLeader(call);
                 }
             }
             case OUTCOME_BUSY -> {
@@ -517,6 +526,90 @@ public final class RaftClient implements AutoCloseable {
         }
     }
 
+    // ---- finding a new leader ----
+
+    /**
+     * No member named a leader for {@code call} (an election is under way): park it and ask every
+     * member who leads every {@link #LEADER_POLL_MS} until one names a leader it can reach, then
+     * send every parked call there at once. Rather than each call retrying with its own backoff,
+     * which found a leader elected in 60 ms only 50-100 ms later.
+     */
+    private void awaitLeader(PendingCall call) {
+        call.failures++;
+        awaitingLeader.add(call);
+        if (findingLeader.compareAndSet(false, true)) {
+            try {
+                timer.execute(this::findLeader);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                findingLeader.set(false);
+                fail(call, "the client was closed");
+            }
+        }
+    }
+
+    /** One poll of the members (timer thread); schedules the next while calls still wait. */
+    private void findLeader() {
+        long now = System.nanoTime();
+        for (java.util.Iterator<PendingCall> it = awaitingLeader.iterator(); it.hasNext(); ) {
+            PendingCall call = it.next();
+            if (closed || call.done() || now - call.deadlineNanos >= 0) {
+                it.remove();
+                if (closed) {
+                    fail(call, "the client was closed");
+                } else if (!call.done()) {
+                    timedOut(call);
+                }
+            }
+        }
+        if (awaitingLeader.isEmpty() || closed) {
+            findingLeader.set(false);
+            if (!awaitingLeader.isEmpty() && !closed && findingLeader.compareAndSet(false, true)) {
+                timer.execute(this::findLeader); // a call parked while we were stopping
+            }
+            return;
+        }
+        AtomicLong bestTerm = new AtomicLong(-1);
+        for (String e : endpoints) {
+            RaftClientServiceGrpc.newStub(connection(e).channel()).withDeadlineAfter(PROBE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .leader(LeaderRequest.newBuilder().setGroupId(groupId).build(), new StreamObserver<>() {
+                        @Override
+                        public void onNext(LeaderReply reply) {
+                            String named = reply.getLeader();
+                            // A member that has not noticed the failure yet still names the old
+                            // leader; one whose stream just broke is skipped until it answers again.
+                            if (!named.isEmpty() && !connection(named).avoided(System.nanoTime())
+                                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
+                                timer.execute(() -> leaderNamed(named));
+                            }
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            // That member did not answer; another may.
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                        }
+                    });
+        }
+        try {
+            timer.schedule(this::findLeader, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            findingLeader.set(false); // closed: close() ends the parked calls
+        }
+    }
+
+    /** A member named {@code named} as leader: every parked call goes there now. */
+    private void leaderNamed(String named) {
+        leader = named;
+        PendingCall call;
+        while ((call = awaitingLeader.poll()) != null) {
+            call.lastReason = "waited for a leader; " + named + " was named";
+            dispatch(call);
+        }
+    }
+
     // ---- time: deadlines and silent servers ----
 
     private void sweep() {
@@ -554,11 +647,12 @@ public final class RaftClient implements AutoCloseable {
 
     /**
      * {@code suspect} has not answered for a while without its connection breaking: ask the other
-     * members who leads (at most every 50 ms) and move the calls waiting on it to a leader named
-     * by one of them.
+     * members who leads (at most every {@link #LEADER_POLL_MS}, for as long as its calls stay
+     * unanswered: they name the silent leader until a new one is elected) and move the calls
+     * waiting on it to a leader named by one of them.
      */
     private void probeAround(ServerConnection suspect, long now) {
-        if (now - suspect.lastProbeNanos < TimeUnit.MILLISECONDS.toNanos(50)) {
+        if (now - suspect.lastProbeNanos < TimeUnit.MILLISECONDS.toNanos(LEADER_POLL_MS)) {
             return;
         }
         suspect.lastProbeNanos = now;

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -222,6 +223,32 @@ class RaftClientClusterTest {
                 first.cancel(true);
             }
             assertEquals(0, cluster.member(leader).ledger.total());
+        }
+    }
+
+    /**
+     * A write sent while no member knows a leader (a quorum is down) waits, the client asking the
+     * members who leads, and goes to the leader as soon as one is elected: applied once, and the
+     * client knows the new leader.
+     */
+    @Test
+    void aWriteWithoutALeaderWaitsForTheElectionAndGoesToTheNewLeader() throws Exception {
+        try (ClientTestCluster cluster = new ClientTestCluster(dir)) {
+            int leader = cluster.awaitLeader();
+            cluster.stop((leader + 1) % 3);
+            cluster.stop((leader + 2) % 3);
+            ClientTestCluster.await(() -> !cluster.member(leader).node.isLeader(), 10_000, () -> "the leader did not step down");
+            try (RaftClient client = cluster.client().timeout(Duration.ofSeconds(30)).build()) {
+                CompletableFuture<Reply> write = client.submitAsync(Ledger.command(5), Duration.ofSeconds(30));
+                ClientTestCluster.await(() -> client.leader() == null, 5_000, () -> "the client still names a leader");
+                assertFalse(write.isDone(), "the write ended although a leader may still be elected: " + write);
+                cluster.restart((leader + 1) % 3);
+                Reply r = write.get(30, TimeUnit.SECONDS);
+                int newLeader = cluster.awaitLeader();
+                assertEquals(cluster.member(newLeader).id.endpoint(), r.servedBy(), "answered by the elected leader");
+                assertEquals(r.servedBy(), client.leader());
+                ClientTestCluster.await(() -> cluster.member(newLeader).ledger.applications(5) == 1, 10_000, () -> "not applied once");
+            }
         }
     }
 

@@ -174,8 +174,11 @@ public final class NodeOptions {
     public NodeOptions maxBytesPerAppend(int v) { maxBytesPerAppend = v; return this; }
 
     /**
-     * How long a follower waits after its connection to the leader broke, with no word from the
-     * leader, before treating it as lost. Default (-1): two heartbeat intervals.
+     * Sets how long a voter that saw its connection to the leader break keeps refusing candidates:
+     * half of this (plus 2% of the election timeout) after the last heartbeat it received. Half of
+     * it also bounds the leader's lease ({@code min(T, grace/2) - leaseClockDriftMs}). The first
+     * survivor itself starts its pre-vote as soon as it sees the break (see docs/divergence.md).
+     * Default (-1): two heartbeat intervals.
      */
     public int connectionLostGraceMs() { return connectionLostGraceMs < 0 ? 2 * heartbeatIntervalMs() : connectionLostGraceMs; }
     public NodeOptions connectionLostGraceMs(int v) { connectionLostGraceMs = v; return this; }

@@ -10,12 +10,18 @@ import io.wheelraft.proto.TimeoutNowResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+
 /**
  * How a node of {@link RaftCore} gets a leader: noticing the leader is lost (silence or a broken
  * connection), pre-vote (thesis §9.6), candidacy and the vote round (§5.2), answering others'
  * requests (§5.4.1, §4.2.3 disruptive servers), split-vote yielding and retries. Term, vote and
  * role stay in the core, which this changes only through its transitions. Not thread-safe: owned
  * by the core, on the node's Raft lane.
+ *
+ * <p>Failover order: the leader tells each voter its turn (1, 2, ...: by log position, then id).
+ * After a broken leader connection turn k pre-votes (k - 1) slots after the break; after a silent
+ * leader, at the election timeout plus a small margin plus (k - 1) slots. A voter asked before it
+ * sees the leader lost itself holds its pre-vote answer for a short window ({@link HeldVotes}).
  */
 final class Election {
 
@@ -35,12 +41,28 @@ final class Election {
     private VoteTally tally;
     /** Stops a node removed from the group from campaigning (see RemovedMember). */
     private final RemovedMember removed;
+    /** Our failover turn as the leader last told it (0: none), and which leader and term told it. */
+    private int turn;
+    private PeerId turnLeader;
+    private long turnTerm;
+    /** Pre-vote answers held while we confirm the leader is lost. */
+    private final HeldVotes held = new HeldVotes();
+    /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
+    private long campaignAtMs = Long.MAX_VALUE;
+    /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
+    private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
+    /**
+     * When we last received a heartbeat (or started): the leader's lease counts from heartbeats
+     * it sent, so a voter that saw the break waits {@link RaftConfig#brokenLeaderHoldMs} from here.
+     */
+    private long lastHeartbeatMs;
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
         this.config = config;
         this.self = config.self();
         this.removed = new RemovedMember(self);
+        this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
     }
 
     /** The round in progress (if any) is over: the node became a follower of some term, or leader. */
@@ -48,69 +70,112 @@ final class Election {
         tally = null;
     }
 
-    /** A leader of our term spoke: a reported break of its connection is old news. */
+    /** A leader of our term spoke: a reported break of its connection is old news, held pre-votes are refused. */
     void leaderHeard() {
         leaderConnectionLostMs = -1;
+        campaignAtMs = Long.MAX_VALUE;
+        decideHeld(core.lastLeaderContactMs(), true);
     }
 
     /** A leader's message was accepted: also lifts the removed-member hold. */
     void leaderContact() {
-        leaderConnectionLostMs = -1;
+        leaderHeard();
         removed.leaderContact();
     }
 
-    /**
-     * Has this follower lost its leader: silent for an election timeout, or its connection broke
-     * and the first candidate's wait ({@link #firstCandidateWaitMs}) passed?
-     */
-    boolean leaderLost(long nowMs) {
-        return leaderLostAfter(nowMs, firstCandidateWaitMs());
+    /** The current leader's AppendEntries (a heartbeat or not) carried our failover turn (0: none). */
+    void turnFromLeader(int failoverTurn, boolean heartbeat, long nowMs) {
+        boolean newLeader = turnTerm != core.term() || !core.leader().equals(turnLeader);
+        if (heartbeat || newLeader) {
+            // A new leader's first message counts too: its heartbeats start a moment later, and a
+            // connection that flaps in between must not make us back a candidate against it.
+            lastHeartbeatMs = Math.max(lastHeartbeatMs, nowMs);
+        }
+        turn = failoverTurn;
+        turnLeader = core.leader();
+        turnTerm = core.term();
+    }
+
+    /** Our failover turn if the current leader of the current term told us one, else 0. */
+    int knownTurn() {
+        return turn > 0 && turnTerm == core.term() && turnLeader != null && turnLeader.equals(core.leader()) ? turn : 0;
     }
 
     /**
-     * How long after its own report of the broken leader connection the first follower may
-     * campaign: three quarters of the grace. Voters back a candidate after half the grace
-     * ({@link #leaderLostForVoting}); the quarter between covers followers hearing of the same
-     * break at different moments (2-40 ms in the chaos runs, against 50 ms at T = 1000).
+     * Has this follower lost its leader, for starting a pre-vote: silent for an election timeout,
+     * or its connection broke (the turn order is kept by when the shell calls
+     * {@link #onConnectionLostGraceElapsed}, see {@link #campaignDelayAfterBreakMs}).
      */
-    private long firstCandidateWaitMs() {
-        return config.connectionLostGraceMs() * 3L / 4;
+    boolean leaderLost(long nowMs) {
+        return nowMs - core.lastLeaderContactMs() >= config.electionTimeoutMs() || leaderConnectionLostMs >= 0;
     }
 
     /**
      * After the leader's connection broke, how long this follower waits before its pre-vote:
-     * {@link #firstCandidateWaitMs}, plus half a grace for every surviving voter that comes before
-     * it by id. The followers so campaign one after the other, the next only if the one before
-     * has not won (winning takes one pre-vote and one vote round trip, well under half a grace).
-     * Random waits in [grace, 1.5 grace) used to tie now and then, and both the wait and a tie
-     * (a split vote) cost a quarter to half of the failover time. A first candidate whose log is
-     * behind cannot win, but the voter ahead of it campaigns as soon as it refuses it. The shell
-     * adds a little jitter.
+     * (turn - 1) failover slots, the turn as the leader last told it; without one (no heartbeat
+     * since a restart or a leader change), the place among the surviving voters by id. The first
+     * goes at once; each next one only if no one before it is campaigning ({@link #deferring}).
+     * The voters hold their answer until they see the break too, so the first candidate need not
+     * wait for them. The shell adds a few ms of jitter ({@link #campaignJitterBoundMs}).
      */
     long campaignDelayAfterBreakMs() {
+        return (turnOrPlace() - 1L) * config.failoverSlotMs();
+    }
+
+    /** The bound of the random jitter the shell adds to the wait after a break: 1% of T (at least 1 ms). */
+    long campaignJitterBoundMs() {
+        return Math.max(1, config.electionTimeoutMs() / 100);
+    }
+
+    private int turnOrPlace() {
+        int known = knownTurn();
+        if (known > 0) {
+            return known;
+        }
         int before = 0;
         for (PeerId p : core.membership().voters()) {
             if (!p.equals(self) && !p.equals(core.leader()) && p.compareTo(self) < 0) {
                 before++;
             }
         }
-        return firstCandidateWaitMs() + before * (config.connectionLostGraceMs() / 2L);
+        return before + 1;
     }
 
     /**
-     * Whether, as a voter, we back a candidate against our leader. The candidate has waited at
-     * least three quarters of the grace after its own break report; a voter that saw the same
-     * break a little later must not refuse it for that, so it only needs half the grace.
+     * When a silent leader counts as lost for this follower's pre-vote: its election timeout after
+     * the last contact, plus a margin and (turn - 1) slots when the leader told it a turn. Without
+     * a turn only the timeout counts (the node's randomised election timer then spreads the
+     * followers). The old leader's lease ends before the timeout, so campaigning at it is safe.
      */
-    private boolean leaderLostForVoting(long nowMs) {
-        return leaderLostAfter(nowMs, config.connectionLostGraceMs() / 2);
+    long silentTurnAtMs() {
+        int known = knownTurn();
+        long at = core.lastLeaderContactMs() + config.electionTimeoutMs();
+        return known == 0 ? at : at + config.silentLeaderMarginMs() + (known - 1L) * config.failoverSlotMs();
     }
 
-    private boolean leaderLostAfter(long nowMs, long graceMs) {
-        if (nowMs - core.lastLeaderContactMs() >= config.electionTimeoutMs()) {
-            return true;
-        }
-        return leaderConnectionLostMs >= 0 && nowMs - leaderConnectionLostMs >= graceMs;
+    /**
+     * Another node is campaigning: we hold its pre-vote answer, or granted one lately (within two
+     * slots). Our own turn then waits for its outcome (an election retry checks again later).
+     */
+    boolean deferring(long nowMs) {
+        return !held.isEmpty() || nowMs - lastPreVoteBackedMs < 2 * config.failoverSlotMs();
+    }
+
+    /**
+     * Whether, as a voter, we back a candidate against our leader: silent for an election timeout,
+     * or we saw its connection break ourselves and {@link RaftConfig#brokenLeaderHoldMs} passed
+     * since its last heartbeat reached us. The leader's lease relies on that hold (see
+     * {@link RaftConfig#leaseMs}): it counts from the sending of heartbeats a quorum acknowledged,
+     * and such a quorum shares a voter with any election quorum.
+     */
+    private boolean leaderLostForVoting(long nowMs) {
+        return nowMs >= lostForVotingAtMs();
+    }
+
+    /** When {@link #leaderLostForVoting} becomes true, if nothing is heard meanwhile. */
+    private long lostForVotingAtMs() {
+        long silent = core.lastLeaderContactMs() + config.electionTimeoutMs();
+        return leaderConnectionLostMs >= 0 ? Math.min(silent, lastHeartbeatMs + config.brokenLeaderHoldMs()) : silent;
     }
 
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
@@ -135,17 +200,88 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
+        decideHeld(nowMs, false); // held pre-votes waited for this
         return true;
     }
 
     /**
      * This follower's wait after a broken leader connection ({@link #campaignDelayAfterBreakMs})
      * passed. A pre-vote already under way (started early because a peer behind us asked for
-     * our vote) is left to finish.
+     * our vote) is left to finish. If another survivor is campaigning (we backed its pre-vote)
+     * we let it: the short election retry checks again later, in case it fails.
      */
     void onConnectionLostGraceElapsed(long nowMs) {
         if (core.role() != Role.LEADER && core.role() != Role.CANDIDATE && leaderLost(nowMs) && !preVoting()) {
-            startPreVote(nowMs);
+            if (deferring(nowMs)) {
+                core.out().retryElection();
+            } else {
+                startPreVote(nowMs);
+            }
+        }
+    }
+
+    /**
+     * The wake-up the core asked for ({@link Ready#wakeAtMs}) came: decide held pre-votes that are
+     * due, and start our ranked pre-vote if a silent leader's timeout and our turn passed.
+     */
+    void onWake(long nowMs) {
+        decideHeld(nowMs, false);
+        if (nowMs >= campaignAtMs) {
+            campaignAtMs = Long.MAX_VALUE;
+            if (core.role() == Role.FOLLOWER && leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
+                startPreVote(nowMs);
+                return;
+            }
+        }
+        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && nowMs >= silentTurnAtMs() && !preVoting()) {
+            if (deferring(nowMs)) {
+                core.out().retryElection();
+            } else {
+                startPreVote(nowMs);
+            }
+        }
+    }
+
+    /** When the core next needs {@link #onWake}: a held answer's deadline, or our silent-leader turn; MAX_VALUE if never. */
+    long nextWakeMs() {
+        long at = Math.min(held.earliestDeadlineMs(), campaignAtMs);
+        if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
+            at = Math.min(at, silentTurnAtMs());
+        }
+        return at;
+    }
+
+    /** How many pre-vote answers are held (for tests). */
+    int heldVotes() {
+        return held.size();
+    }
+
+    /**
+     * Decides held pre-vote answers: granted (or refused for another reason) once the leader is
+     * lost for voting; refused once their deadline passed, or at once if the leader spoke. A
+     * voter that saw the break itself but whose hold after the last contact has not passed yet
+     * keeps holding until then.
+     */
+    private void decideHeld(long nowMs, boolean leaderSpoke) {
+        if (held.isEmpty()) {
+            return;
+        }
+        for (HeldVotes.Held h : held.takeAll()) {
+            if (!leaderSpoke && !leaderLostForVoting(nowMs)) {
+                long lostAt = lostForVotingAtMs();
+                if (leaderConnectionLostMs >= 0 && lostAt > h.deadlineMs) {
+                    h.deadlineMs = lostAt; // saw the break; only the lease hold is left (at most half a grace)
+                }
+                if (nowMs < h.deadlineMs) {
+                    held.keep(h);
+                    continue;
+                }
+            }
+            RequestVoteResponse answer = preVote(h.request, PeerId.parse(h.request.getServerId()), nowMs, null);
+            core.out().event(new Ready.VoteAnswered(h.replyTo, answer));
+            if (answer.getGranted()) {
+                lastPreVoteBackedMs = nowMs;
+            }
         }
     }
 
@@ -166,7 +302,7 @@ final class Election {
             becomeCandidate(nowMs, false);
             return;
         }
-        broadcastVote(true, core.term() + 1, false);
+        broadcastVote(true, core.term() + 1, false, leaderConnectionLostMs >= 0);
     }
 
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
@@ -183,10 +319,10 @@ final class Election {
             core.becomeLeader(nowMs);
             return;
         }
-        broadcastVote(false, core.term(), leadershipTransfer);
+        broadcastVote(false, core.term(), leadershipTransfer, false);
     }
 
-    private void broadcastVote(boolean preVote, long voteTerm, boolean transfer) {
+    private void broadcastVote(boolean preVote, long voteTerm, boolean transfer, boolean leaderConnectionBroke) {
         for (PeerId p : core.membership().voters()) {
             if (p.equals(self)) {
                 continue;
@@ -200,41 +336,113 @@ final class Election {
                     .setLastLogTerm(core.log().lastTerm())
                     .setPreVote(preVote)
                     .setLeadershipTransfer(transfer)
+                    .setLeaderConnectionBroke(leaderConnectionBroke)
                     .build()));
         }
     }
 
-    /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3). */
-    RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs) {
+    /**
+     * Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3).
+     *
+     * @param replyTo where a held pre-vote answer goes later, through {@link Ready.VoteAnswered};
+     *                null: never hold, answer now
+     * @return the answer, or null if the pre-vote answer is held
+     */
+    RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
         PeerId candidate = PeerId.parse(req.getServerId());
         if (core.repairing()) {
             // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
             return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
         }
-        boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         if (req.getPreVote()) {
-            // Right after granting a vote, give that candidate time to win and announce itself
-            // before backing anyone else (it would otherwise be deposed in the window between our
-            // grant and its first append).
-            boolean grant = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER && leaderLostForVoting(nowMs)
-                    && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || candidate.equals(core.votedFor()));
-            RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), core.term(), logOk,
-                    leaderLostForVoting(nowMs), core.role() == Role.LEADER, core.leader()));
-            long removedAt = grant ? 0 : RemovedMember.removedAt(candidate, core.membership(), core.commitIndex());
-            if (removedAt > 0) {
-                return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
-                        .setReason("not a member of the configuration committed at index " + removedAt).build();
-            }
-            if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && leaderLostForVoting(nowMs) && !preVoting()) {
-                // A peer behind us wants to replace the lost leader; it cannot win, and we hold
-                // entries it lacks. Campaign now rather than when our own timer fires: otherwise
-                // about half of all failovers (whenever the less up-to-date follower's timer fires
-                // first) wait for that timer on top of the failed round.
-                LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
-                startPreVote(nowMs);
-            }
-            return answer;
+            return preVote(req, candidate, nowMs, replyTo);
         }
+        return vote(req, candidate, nowMs);
+    }
+
+    /**
+     * A pre-vote: granted if the candidate's log is up to date and we lost the leader too. If the
+     * only reason to refuse is that we have not seen the leader lost yet, and we may within a
+     * short window (the candidate says the connection broke, or our own timeout is due), the
+     * answer is held ({@link #holdDeadlineMs}) when {@code replyTo} allows it.
+     */
+    private RequestVoteResponse preVote(RequestVoteRequest req, PeerId candidate, long nowMs, VoteReply replyTo) {
+        if (preVoting() && req.getTerm() == tally.term) {
+            // Two survivors pre-vote at once (their turns came from different heartbeat rounds, or
+            // no turn was known). Both would pass and split the vote: the weaker stands aside and
+            // backs the stronger (better log, then lower id), which refuses it in turn.
+            if (!VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
+                return voteResponse(true, false, "competing pre-vote of term " + tally.term + " with a log at least as good");
+            }
+            LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", self, tally.term, candidate);
+            tally = null;
+            core.out().retryElection(); // checks again after that round, in case it fails
+        }
+        boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
+        // Right after granting a vote, give that candidate time to win and announce itself
+        // before backing anyone else (it would otherwise be deposed in the window between our
+        // grant and its first append). Once a leader spoke since, that election is over.
+        boolean backable = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER
+                && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || core.lastLeaderContactMs() > lastVoteGrantMs
+                    || candidate.equals(core.votedFor()));
+        boolean lost = leaderLostForVoting(nowMs);
+        if (backable && !lost && replyTo != null) {
+            long deadline = holdDeadlineMs(req, nowMs);
+            if (deadline > nowMs) {
+                held.add(req, replyTo, deadline);
+                lastPreVoteBackedMs = nowMs;
+                LOG.debug("{} holds its pre-vote answer to {} until {} (leader {} not lost yet)", self, candidate, deadline, core.leader());
+                return null;
+            }
+        }
+        boolean grant = backable && lost;
+        if (grant) {
+            lastPreVoteBackedMs = nowMs;
+        }
+        RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), core.term(), logOk,
+                lost, core.role() == Role.LEADER, core.leader()));
+        long removedAt = grant ? 0 : RemovedMember.removedAt(candidate, core.membership(), core.commitIndex());
+        if (removedAt > 0) {
+            return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
+                    .setReason("not a member of the configuration committed at index " + removedAt).build();
+        }
+        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting() && !deferring(nowMs)) {
+            // A peer behind us wants to replace the lost leader; it cannot win, and we hold
+            // entries it lacks. Campaign now rather than at our own turn (unless we already back
+            // another survivor's pre-vote: two rounds at once could split the vote).
+            LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
+            startPreVote(nowMs);
+        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
+                && leaderConnectionLostMs >= 0 && !lost) {
+            // The same, but our own hold after the break is not over yet: campaign when it is,
+            // rather than a slot later at our own turn.
+            campaignAtMs = lostForVotingAtMs();
+        }
+        return answer;
+    }
+
+    /**
+     * Until when to hold a pre-vote answer we would give if we saw the leader lost, or a time not
+     * after {@code nowMs} if not worth holding: we saw the break and only the hold after the last
+     * contact is left (at most half a grace); the candidate saw the break and we have not (yet):
+     * a confirmation window; or our own election timeout passes within that window (a silent
+     * leader: the candidate's last contact was a little earlier than ours).
+     */
+    private long holdDeadlineMs(RequestVoteRequest req, long nowMs) {
+        if (leaderConnectionLostMs >= 0) {
+            return lostForVotingAtMs();
+        }
+        long window = config.voteConfirmWindowMs();
+        if (req.getLeaderConnectionBroke()) {
+            return nowMs + window;
+        }
+        long silentAt = core.lastLeaderContactMs() + config.electionTimeoutMs();
+        return silentAt - nowMs <= window ? silentAt : nowMs;
+    }
+
+    /** A real vote (§5.2, §5.4.1), behind the disruptive-server guard (§4.2.3). */
+    private RequestVoteResponse vote(RequestVoteRequest req, PeerId candidate, long nowMs) {
+        boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         if (req.getTerm() < core.term()) {
             return voteResponse(false, false, "stale term " + req.getTerm() + " < " + core.term());
         }
@@ -288,7 +496,11 @@ final class Election {
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     void onElectionRetry(long nowMs) {
         if (core.role() == Role.FOLLOWER && tally == null && leaderLost(nowMs)) {
-            startPreVote(nowMs);
+            if (deferring(nowMs)) {
+                core.out().retryElection(); // another survivor is campaigning: look again after its round
+            } else {
+                startPreVote(nowMs);
+            }
         }
     }
 

@@ -26,6 +26,8 @@ final class Progress {
     long sequence;
     /** Highest heartbeat round this follower answered in the current term. */
     long ackedRound;
+    /** The latest heartbeat-timer round (not a read round) it answered: the lease counts from these. */
+    long ackedLeaseRound;
 
     Progress(long next, long nowMs) {
         this.next = next;

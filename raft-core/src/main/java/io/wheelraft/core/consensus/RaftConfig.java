@@ -21,11 +21,51 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
 
     /**
      * How long after a quorum acknowledged a heartbeat the leader may still serve lease reads.
-     * Voters refuse other candidates for the election timeout after hearing from the leader, but
-     * only for half the grace period when they saw its connection break, so the lease is the
-     * shorter of the two, minus the allowed clock drift.
+     * Voters refuse other candidates for the election timeout after hearing from the leader, and
+     * for at least half the grace period after its last heartbeat when they saw its connection
+     * break ({@link #brokenLeaderHoldMs()}), so the lease is the shorter of the two, minus the
+     * allowed clock drift.
      */
     public long leaseMs() {
         return Math.min(electionTimeoutMs, connectionLostGraceMs / 2) - (long) leaseClockDriftMs;
+    }
+
+    /**
+     * A voter that saw its leader's connection break backs a candidate against it no earlier than
+     * this after the last heartbeat-timer heartbeat it received: half the grace (by default one
+     * heartbeat interval) plus 2% of the election timeout. Half the grace is what the leader's
+     * lease ({@link #leaseMs()}) relies on; the margin lets a live leader's next heartbeat arrive
+     * first when a connection only flapped, so a flap on several links at once elects no one.
+     */
+    public long brokenLeaderHoldMs() {
+        return connectionLostGraceMs / 2 + Math.max(2, electionTimeoutMs / 50L);
+    }
+
+    /**
+     * The gap between two survivors' turns to campaign (10% of the election timeout, at least
+     * 1 ms): the next one starts only if the one before could not even ask (it died too, or its
+     * log is behind and a voter ahead did not take over). It costs nothing when the first turn
+     * succeeds, and must exceed the spread of the break reports plus a pre-vote's delivery, which
+     * took up to 160 ms to a freshly restarted process in the chaos runs (3% of T tied then).
+     */
+    public long failoverSlotMs() {
+        return Math.max(1, electionTimeoutMs / 10L);
+    }
+
+    /**
+     * How long a voter that has not seen the leader lost yet holds a pre-vote answer, waiting for
+     * its own break report (or its own election timeout to pass), before refusing (5% of T).
+     */
+    public long voteConfirmWindowMs() {
+        return Math.max(1, electionTimeoutMs / 20L);
+    }
+
+    /**
+     * After a silent leader's election timeout (counted from the last contact), how long the first
+     * survivor waits before its pre-vote: voters heard the last heartbeat up to one message
+     * latency later, and they hold the answer the rest of the way (1% of T, at least 1 ms).
+     */
+    public long silentLeaderMarginMs() {
+        return Math.max(1, electionTimeoutMs / 100L);
     }
 }

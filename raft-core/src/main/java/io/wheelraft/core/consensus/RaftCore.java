@@ -71,13 +71,13 @@ public final class RaftCore {
         this.log = log;
         this.memberships = memberships;
         this.reads = new PendingReads();
+        this.lastLeaderContactMs = nowMs; // our start counts as contact (Election reads it)
         this.election = new Election(this, config);
         this.transfer = new LeaderTransfer(out);
         this.term = term;
         this.votedFor = votedFor;
         this.commitIndex = appliedIndex;
         this.reportedCommit = appliedIndex;
-        this.lastLeaderContactMs = nowMs;
         this.role = followerRole();
     }
 
@@ -89,7 +89,36 @@ public final class RaftCore {
      */
     public Ready ready() {
         out.durableIndex(log.persistedIndex());
+        long wake = election.nextWakeMs();
+        if (wake < wakeRequestedMs) {
+            wakeRequestedMs = wake;
+            out.wakeAt(wake);
+        }
         return out;
+    }
+
+    /** The earliest wake-up asked of the shell and not yet come ({@link Long#MAX_VALUE}: none). */
+    private long wakeRequestedMs = Long.MAX_VALUE;
+
+    /**
+     * The wake-up asked for in {@link Ready#wakeAtMs} came (or any later moment): decide held
+     * pre-vote answers that are due, and start this follower's ranked pre-vote if its leader has
+     * been silent past its turn.
+     */
+    public void onWake(long nowMs) {
+        onWake(nowMs, wakeRequestedMs);
+    }
+
+    /**
+     * As {@link #onWake(long)}, from the timer the shell set for the wake-up asked for at
+     * {@code requestedAtMs}: only the latest one asked for lets the core ask for the next, so a
+     * superseded timer that fires late starts no second chain of wake-ups.
+     */
+    public void onWake(long nowMs, long requestedAtMs) {
+        if (requestedAtMs == wakeRequestedMs) {
+            wakeRequestedMs = Long.MAX_VALUE;
+        }
+        election.onWake(nowMs);
     }
 
     public long term() { return term; }
@@ -125,7 +154,9 @@ public final class RaftCore {
      */
     public void onElectionTimeout(long nowMs) {
         checkTransfer(nowMs);
-        if (role != Role.LEADER && role != Role.CANDIDATE && nowMs - lastLeaderContactMs >= config.electionTimeoutMs() && !election.preVoting()) {
+        // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
+        if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
+                && !election.deferring(nowMs)) {
             election.startPreVote(nowMs);
         }
     }
@@ -158,6 +189,21 @@ public final class RaftCore {
         return election.campaignDelayAfterBreakMs();
     }
 
+    /** The bound of the random jitter the shell adds to {@link #campaignDelayAfterBreakMs} (so two alike do not tie). */
+    public long campaignJitterBoundMs() {
+        return election.campaignJitterBoundMs();
+    }
+
+    /** This follower's failover turn as its current leader told it (1 = first), or 0 if none is known. */
+    public int failoverTurn() {
+        return election.knownTurn();
+    }
+
+    /** How many pre-vote answers this node holds back (see {@link #handleRequestVote(RequestVoteRequest, long, VoteReply)}). */
+    public int heldVoteAnswers() {
+        return election.heldVotes();
+    }
+
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
     public void onVoteTimeout(long nowMs) {
         election.onVoteTimeout(nowMs);
@@ -177,9 +223,18 @@ public final class RaftCore {
         election.onConnectionLostGraceElapsed(nowMs);
     }
 
-    /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3). */
+    /** Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3) at once, never holding it. */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs) {
-        return election.handleRequestVote(req, nowMs);
+        return election.handleRequestVote(req, nowMs, null);
+    }
+
+    /**
+     * Answers a RequestVote or pre-vote; a pre-vote this node would grant but for not having
+     * seen its leader lost yet may be held for a short window instead (returns null): its answer
+     * comes later as a {@link Ready.VoteAnswered} for {@code replyTo}, which the core only stores.
+     */
+    public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
+        return election.handleRequestVote(req, nowMs, replyTo);
     }
 
     /** A (pre-)vote request got no answer: it counts as a refusal for deciding when a round is lost. */
@@ -322,6 +377,7 @@ public final class RaftCore {
         if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
+        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), nowMs);
 
         long prev = req.getPrevLogIndex();
         if (prev < commitIndex) {
@@ -710,7 +766,7 @@ public final class RaftCore {
             out.event(new Ready.ReadsConfirmed(handles, commitIndex));
             return;
         }
-        long round = replication.heartbeatAll(commitIndex, nowMs);
+        long round = replication.readRound(commitIndex, nowMs);
         reads.add(handles, commitIndex, round);
         confirmReads();
     }

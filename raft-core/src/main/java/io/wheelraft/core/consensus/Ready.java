@@ -7,6 +7,7 @@ import io.wheelraft.core.Status;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.LogEntry;
 import io.wheelraft.proto.RequestVoteRequest;
+import io.wheelraft.proto.RequestVoteResponse;
 import io.wheelraft.proto.TimeoutNowRequest;
 
 import java.util.ArrayList;
@@ -23,7 +24,8 @@ import java.util.List;
  *       before anything else of the batch happens; if that fails, nothing of the batch may leave
  *       (no message, no answer, no log write) and the node stops for good.</li>
  *   <li>{@link #events()} are bookkeeping (role, commit, membership, discarded entries,
- *       finished callers) and are handled in the order given.</li>
+ *       finished callers, held pre-vote answers, which change no durable state) and are
+ *       handled in the order given.</li>
  *   <li>{@link #logWrites()} are queued in order; each is acknowledged later with
  *       {@link RaftCore#onPersisted}.</li>
  *   <li>{@link #messages()} may leave at once (after rule 1).</li>
@@ -72,7 +74,7 @@ public final class Ready {
 
     /** State the core changed, and callers whose request ended, in the order it happened. */
     public sealed interface Event permits RoleChanged, Committed, EntriesDiscarded, MembershipChanged,
-            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone {
+            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone, VoteAnswered {
     }
 
     /** Role, term or known leader changed (timers and listeners follow the role). */
@@ -110,12 +112,20 @@ public final class Ready {
     public record MembershipChangeDone(Closure done, Status status) implements Event {
     }
 
+    /**
+     * A pre-vote answer the core held back (see {@link RaftCore#handleRequestVote(RequestVoteRequest,
+     * long, VoteReply)}) is decided: complete {@code to} with {@code answer}.
+     */
+    public record VoteAnswered(VoteReply to, RequestVoteResponse answer) implements Event {
+    }
+
     private HardState hardState;
     private Boolean repairing;
     private final List<Event> events = new ArrayList<>();
     private final List<LogWrite> logWrites = new ArrayList<>();
     private final List<Message> messages = new ArrayList<>();
     private boolean electionRetry;
+    private long wakeAtMs = -1;
     private long durableIndex;
     private boolean durableReported;
 
@@ -154,6 +164,16 @@ public final class Ready {
         return electionRetry;
     }
 
+    /**
+     * The core wants {@link RaftCore#onWake} called at this clock time (or soon after; -1: no new
+     * request). Held vote answers and a follower's turn to campaign after a silent leader use it.
+     * A request replaces none made before: an earlier one still fires, and an extra call is harmless;
+     * pass the requested time to {@link RaftCore#onWake(long, long)}.
+     */
+    public long wakeAtMs() {
+        return wakeAtMs;
+    }
+
     /** How far the log is durable, as of the end of this step. */
     public long durableIndex() {
         return durableIndex;
@@ -168,7 +188,7 @@ public final class Ready {
     }
 
     public boolean isEmpty() {
-        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty() && !electionRetry;
+        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty() && !electionRetry && wakeAtMs < 0;
     }
 
     /** The shell carried the batch out (or stopped): the core fills it again from empty. */
@@ -180,6 +200,7 @@ public final class Ready {
         messages.clear();
         electionRetry = false;
         durableReported = false;
+        wakeAtMs = -1;
     }
 
     // ---------------------------------------------------------------- filled by the core
@@ -206,6 +227,10 @@ public final class Ready {
 
     void retryElection() {
         electionRetry = true;
+    }
+
+    void wakeAt(long atMs) {
+        wakeAtMs = atMs;
     }
 
     void durableIndex(long index) {

@@ -5,6 +5,7 @@ import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.LogEntry;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +27,13 @@ final class Replication {
     private final Map<PeerId, Progress> progress = new TreeMap<>();
     /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
     private long heartbeatRound;
-    private final Map<Long, Long> roundSentMs = new java.util.HashMap<>();
+    /** When each recent heartbeat-timer round was sent (read rounds do not count for the lease). */
+    private final java.util.SortedMap<Long, Long> leaseRoundSentMs = new TreeMap<>();
     /** Followers fenced after a storage fault, and how far each must catch up to vote again. */
     private final RepairTracker repairs;
+    /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
+    private List<PeerId> otherVoters = List.of();
+    private Map<PeerId, Integer> turns = Map.of();
 
     Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -47,6 +52,31 @@ final class Replication {
         for (PeerId p : members) {
             progress.computeIfAbsent(p, k -> new Progress(log.lastIndex() + 1, nowMs));
         }
+        List<PeerId> voters = new ArrayList<>(membership.voters());
+        voters.remove(config.self());
+        otherVoters = voters;
+        rankTurns();
+    }
+
+    /**
+     * Ranks the voters for the next failover: most of the log first (match index), then by id;
+     * fenced (repairing) followers get none, they may not campaign. Computed once per heartbeat
+     * round, so all followers get their turns from one snapshot and no two share one (unless a
+     * heartbeat was still on its way when the leader failed).
+     */
+    private void rankTurns() {
+        List<PeerId> ranked = new ArrayList<>(otherVoters.size());
+        for (PeerId p : otherVoters) {
+            if (progress.containsKey(p) && !repairs.repairing(p)) {
+                ranked.add(p);
+            }
+        }
+        ranked.sort(java.util.Comparator.comparingLong((PeerId p) -> -progress.get(p).match).thenComparing(p -> p));
+        Map<PeerId, Integer> t = new java.util.HashMap<>();
+        for (int i = 0; i < ranked.size(); i++) {
+            t.put(ranked.get(i), i + 1);
+        }
+        turns = t;
     }
 
     Map<PeerId, Long> matchIndexes() {
@@ -96,9 +126,24 @@ final class Replication {
      * @return the round number; {@link #quorumAcked} tells when a quorum has answered it
      */
     long heartbeatAll(long commitIndex, long nowMs) {
+        return broadcastRound(commitIndex, nowMs, false);
+    }
+
+    /**
+     * A heartbeat round that only confirms leadership for reads (ReadIndex): it does not extend
+     * the lease ({@link #leaseBasisMs}), and followers do not count it for their lease hold.
+     */
+    long readRound(long commitIndex, long nowMs) {
+        return broadcastRound(commitIndex, nowMs, true);
+    }
+
+    private long broadcastRound(long commitIndex, long nowMs, boolean readRound) {
         long round = ++heartbeatRound;
-        roundSentMs.put(round, nowMs);
-        roundSentMs.keySet().removeIf(r -> r < round - 1024); // answers older than that no longer matter
+        if (!readRound) {
+            leaseRoundSentMs.put(round, nowMs);
+            leaseRoundSentMs.headMap(round - 1024).clear(); // answers older than that no longer matter
+            rankTurns();
+        }
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
             Progress pr = e.getValue();
             long prev = pr.match;
@@ -107,7 +152,7 @@ final class Replication {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
             AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
-                    .toBuilder().setHeartbeat(true).build();
+                    .toBuilder().setHeartbeat(true).setReadRound(readRound).build();
             out.send(new Ready.AppendRequest(e.getKey(), hb));
         }
         return round;
@@ -128,7 +173,14 @@ final class Replication {
      * other leader can be elected before this plus the time voters keep refusing votes.
      */
     long leaseBasisMs(Membership membership, long nowMs) {
-        return membership.committedIndex(p -> p.equals(config.self()) ? nowMs : roundSentMs.getOrDefault(ackedRound(p), Long.MIN_VALUE));
+        return membership.committedIndex(p -> {
+            if (p.equals(config.self())) {
+                return nowMs;
+            }
+            Progress pr = progress.get(p);
+            Long sent = pr == null ? null : leaseRoundSentMs.get(pr.ackedLeaseRound); // the latest timer round it answered
+            return sent == null ? Long.MIN_VALUE : sent;
+        });
     }
 
     private void sendAppends(PeerId peer, Progress pr, long commitIndex) {
@@ -168,6 +220,7 @@ final class Replication {
                 .setCommittedIndex(commit)
                 .setSequence(seq)
                 .setRepairComplete(repairs.completes(to, prev, match))
+                .setFailoverTurn(turns.getOrDefault(to, 0))
                 .build();
     }
 
@@ -187,6 +240,9 @@ final class Replication {
         if (heartbeat) {
             // Any answer in our term (even a log mismatch) shows the follower accepts us as leader.
             pr.ackedRound = Math.max(pr.ackedRound, req.getSequence());
+            if (!req.getReadRound()) {
+                pr.ackedLeaseRound = Math.max(pr.ackedLeaseRound, req.getSequence());
+            }
             // The follower is reachable again: a probe lost earlier (say in a partition) must not
             // block catch-up until its RPC times out, so probe again now.
             if (pr.state == Progress.State.PROBE) {

@@ -163,7 +163,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, lane, new TimerEvents());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, this::scheduleElectionRetry)));
+                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)));
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());
@@ -541,7 +541,26 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
-        return onLaneAnswer(() -> core.handleRequestVote(request, now()));
+        CompletableFuture<RequestVoteResponse> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            if (halted) {
+                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
+                return;
+            }
+            try {
+                // A pre-vote answer may be held (null): it leaves later as a Ready.VoteAnswered.
+                RequestVoteResponse answer = core.handleRequestVote(request, now(), f::complete);
+                if (answer == null) {
+                    carryOut();
+                } else {
+                    carrier.carryOutAnswering(core.ready(), answer, f);
+                }
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+                onLaneFailure(e);
+            }
+        });
+        return f;
     }
 
     @Override
@@ -602,9 +621,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public void onConnectionLost(String endpoint) {
         onLane(() -> {
             if (core.onConnectionLost(endpoint, now())) {
-                // The core ranks the followers half a grace apart; a little jitter on top, should two
-                // ever rank alike (views of the membership differ during a change).
-                long delay = core.campaignDelayAfterBreakMs() + random.nextInt(Math.max(1, options.connectionLostGraceMs() / 8));
+                // The core spaces the followers' turns a slot apart; a little jitter on top, should two
+                // ever share a turn (a heartbeat with new turns was on its way when the leader failed).
+                long delay = core.campaignDelayAfterBreakMs() + random.nextInt((int) Math.max(1, core.campaignJitterBoundMs()));
                 LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 timer().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
             }
@@ -631,6 +650,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         int hb = options.heartbeatIntervalMs();
         int delay = NodeTimers.randomIn(random, hb, 4 * hb);
         timer().newTimeout(t -> onLane(() -> step(() -> core.onElectionRetry(now()))), delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** The core asked to be woken at {@code atMs} (a held vote answer, a failover turn): it is told which request fired. */
+    private void scheduleWake(long atMs) {
+        long delay = Math.max(0, atMs - now());
+        timer().newTimeout(t -> onLane(() -> step(() -> core.onWake(now(), atMs))), delay, TimeUnit.MILLISECONDS);
     }
 
     private void stepUnlessHalted(Runnable decision) {

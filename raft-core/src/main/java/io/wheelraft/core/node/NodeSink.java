@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * What carrying out a core's {@link Ready} batch does for one node: term/vote and repairing-flag
@@ -25,7 +26,8 @@ final class NodeSink implements ReadyCarrier.Sink {
 
     /** The parts of the node the sink acts on; all exist before the first batch. */
     record Parts(String name, NodeOptions options, Clock clock, NodeMirror mirror, NodeMetrics metrics, FsmCaller fsm,
-                 ClosureQueue closures, LogWriter logWriter, Outbox outbox, NodeTimers timers, Runnable electionRetry) {
+                 ClosureQueue closures, LogWriter logWriter, Outbox outbox, NodeTimers timers, Runnable electionRetry,
+                 LongConsumer wake) {
     }
 
     private final Parts p;
@@ -62,6 +64,11 @@ final class NodeSink implements ReadyCarrier.Sink {
     }
 
     @Override
+    public void scheduleWake(long atMs) {
+        p.wake().accept(atMs);
+    }
+
+    @Override
     public void handle(Ready.Event event) {
         if (event instanceof Ready.RoleChanged r) {
             roleChanged(r.role(), r.term(), r.leader());
@@ -83,6 +90,8 @@ final class NodeSink implements ReadyCarrier.Sink {
             d.done().run(d.status());
         } else if (event instanceof Ready.MembershipChangeDone d) {
             d.done().run(d.status());
+        } else if (event instanceof Ready.VoteAnswered v) {
+            v.to().send(v.answer()); // a held pre-vote answer, decided now
         }
     }
 

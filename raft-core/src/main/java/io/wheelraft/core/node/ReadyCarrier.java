@@ -35,6 +35,9 @@ final class ReadyCarrier {
 
         /** Asks for {@code RaftCore.onElectionRetry} after a short random pause. */
         void scheduleElectionRetry();
+
+        /** Asks for {@code RaftCore.onWake} at clock time {@code atMs} (at once if it has passed). */
+        void scheduleWake(long atMs);
     }
 
     private final Sink sink;
@@ -74,7 +77,7 @@ final class ReadyCarrier {
      *   <li>messages leave;</li>
      *   <li>the answer leaves, or waits if it acknowledges entries not yet durable; when the step
      *       reported the durable point, held acknowledgements it covers are released, in order;</li>
-     *   <li>an election retry is scheduled if a round was lost.</li>
+     *   <li>an election retry is scheduled if a round was lost, and the wake-up the core asked for.</li>
      * </ol>
      * The batch is cleared afterwards, also when a step fails.
      */
@@ -113,6 +116,9 @@ final class ReadyCarrier {
             }
             if (batch.electionRetry()) {
                 sink.scheduleElectionRetry();
+            }
+            if (batch.wakeAtMs() >= 0) {
+                sink.scheduleWake(batch.wakeAtMs());
             }
         } finally {
             batch.clear();

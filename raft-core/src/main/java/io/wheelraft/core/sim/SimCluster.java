@@ -308,6 +308,11 @@ public final class SimCluster {
         network.crash(peers.get(i).endpoint(), breakConnections);
     }
 
+    /** The connection between members {@code i} and {@code j} breaks and heals at once (see {@link SimNetwork#breakConnection}). */
+    public void breakConnection(int i, int j) {
+        network.breakConnection(peers.get(i).endpoint(), peers.get(j).endpoint());
+    }
+
     /** Member {@code i} starts again from its storage with a fresh state machine. */
     public void restart(int i) {
         Member m = members.get(i);

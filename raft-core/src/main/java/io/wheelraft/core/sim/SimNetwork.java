@@ -89,6 +89,22 @@ public final class SimNetwork {
         }
     }
 
+    /**
+     * The connection between two live processes breaks and is re-established at once (a flapping
+     * link, a proxy restart): each side's transport reports the loss of the other after
+     * {@code connectionBreakDetectMs}, but no message is lost and both processes keep running.
+     */
+    public void breakConnection(String a, String b) {
+        for (String[] side : new String[][] {{a, b}, {b, a}}) {
+            Process p = processes.get(side[0]);
+            if (p != null && p.alive) {
+                List<ConnectionListener> ls = List.copyOf(p.listeners);
+                String lost = side[1];
+                later(faults.connectionBreakDetectMs, () -> ls.forEach(l -> l.onConnectionLost(lost)));
+            }
+        }
+    }
+
     /** The process starts again (its nodes are re-created by the caller). */
     public void restart(String endpoint) {
         Process p = processes.get(endpoint);

@@ -44,7 +44,7 @@ final class RecordingEffects {
     }
 
     sealed interface Event permits HardState, RepairFlag, Persist, Send, RoleChange, Commit, Discarded, MembershipChange,
-            ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry, SnapshotWanted {
+            ReadsConfirmed, ReadsFailed, ChangeDone, TransferDone, ElectionRetry, SnapshotWanted, VoteAnswered {
     }
 
     record HardState(long term, PeerId votedFor) implements Event {
@@ -114,6 +114,14 @@ final class RecordingEffects {
     record ElectionRetry() implements Event {
     }
 
+    /** A held pre-vote answer was decided; the recorder completes {@code to} as the shell would. */
+    record VoteAnswered(VoteReply to,
+                        io.wheelraft.proto.RequestVoteResponse answer) implements Event {
+    }
+
+    /** The wake-ups the core asked for ({@link Ready#wakeAtMs}), in order (kept apart from the events). */
+    final List<Long> wakes = new ArrayList<>();
+
     /** The leader asked the shell to stream its snapshot to {@code to}. */
     record SnapshotWanted(PeerId to) implements Event {
     }
@@ -163,6 +171,9 @@ final class RecordingEffects {
             if (r.electionRetry()) {
                 events.add(new ElectionRetry());
             }
+            if (r.wakeAtMs() >= 0) {
+                wakes.add(r.wakeAtMs());
+            }
         } finally {
             r.clear();
         }
@@ -185,6 +196,9 @@ final class RecordingEffects {
             return new TransferDone(d.done(), d.status());
         } else if (e instanceof Ready.MembershipChangeDone d) {
             return new ChangeDone(d.done(), d.status());
+        } else if (e instanceof Ready.VoteAnswered v) {
+            v.to().send(v.answer());
+            return new VoteAnswered(v.to(), v.answer());
         }
         throw new AssertionError("unknown event " + e);
     }

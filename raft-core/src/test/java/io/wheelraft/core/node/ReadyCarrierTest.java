@@ -85,6 +85,11 @@ class ReadyCarrierTest {
             actions.add("retry");
         }
 
+        @Override
+        public void scheduleWake(long atMs) {
+            actions.add("wake " + atMs);
+        }
+
         long count(String prefix) {
             return actions.stream().filter(a -> a.startsWith(prefix)).count();
         }

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * leader, restart the old leader and let it rejoin. Split votes (two or more nodes campaigning in
  * one term) are counted by polling every node's role after every simulated millisecond.
  *
- * <p>Targets: killed leader replaced within 0.4 x electionTimeoutMs in the median; silent leader
- * replaced within 2 x electionTimeoutMs in at least 99% of crashes; no livelock in any seed; no
+ * <p>Targets: killed leader replaced within 0.4 x electionTimeoutMs in the median (at T = 1000:
+ * 0.1T median and 0.15T p90), with no split vote; silent leader replaced within 2 x
+ * electionTimeoutMs in at least 99% of crashes (at T = 1000: 1.1T median); no livelock in any seed; no
  * election while nothing fails (including when the old leader rejoins). The silent-leader time is
  * measured from the crash, which is at most one heartbeat interval after the leader's last
  * heartbeat, so the figure from the last heartbeat is up to T/10 larger; the summary also reports
@@ -197,6 +198,13 @@ class FailoverSimulationTest {
                 if (f.median() > 0.4 * t) {
                     missed.add("median failover after a kill " + f.median() + " ms > 0.4 x " + t + ": " + f.summary());
                 }
+                // Issue #23's targets, at the timeout they are stated for: 0.1T median, 0.15T p90.
+                if (t == 1000 && (f.median() > 0.1 * t || f.percentile(90) > 0.15 * t)) {
+                    missed.add("failover after a kill above 0.1T median / 0.15T p90: " + f.summary());
+                }
+                if (f.splitVoteRate() > 0) {
+                    missed.add("split votes after a kill: " + f.summary());
+                }
             }
         }
         assertTrue(missed.isEmpty(), String.join("\n", missed));
@@ -208,6 +216,9 @@ class FailoverSimulationTest {
         for (int t : TIMEOUTS) {
             for (int size : SIZES) {
                 Figures f = measure(size, t, false);
+                if (t == 1000 && f.median() > 1.1 * t) {
+                    missed.add("median failover after a silent leader above 1.1T (issue #23): " + f.summary());
+                }
                 if (f.shareWithin(2L * t) < 0.99) {
                     missed.add(String.format(Locale.ROOT, "only %.1f%% of silent crashes recovered within 2T: %s",
                             100 * f.shareWithin(2L * t), f.summary()));

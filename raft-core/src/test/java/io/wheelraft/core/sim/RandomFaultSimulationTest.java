@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Many seeds of random crashes (kills and hangs), restarts, partitions, message loss, duplication
+ * Many seeds of random crashes (kills and hangs), restarts, partitions, broken connections between
+ * live nodes, message loss, duplication
  * and reordering on 3- and 5-node clusters under client load; in a third of them nodes also
  * snapshot every second and compact their logs, so lagging nodes catch up by InstallSnapshot. A third test adds disk faults
  * on at most a minority of the nodes at a time ({@link DiskFaults}). Each seed asserts: at most one
@@ -216,7 +217,7 @@ class RandomFaultSimulationTest {
 
     private static void injectFault(SimCluster c, Random r) {
         int n = c.size();
-        switch (r.nextInt(8)) {
+        switch (r.nextInt(9)) {
             case 0, 1 -> {
                 int victim = r.nextInt(n);
                 if (downCount(c) <= n / 2) { // sometimes a majority is down: safety must hold, progress waits
@@ -248,6 +249,11 @@ class RandomFaultSimulationTest {
                 c.partition(a, b);
             }
             case 4 -> c.heal();
+            case 8 -> { // a live connection breaks and heals at once: both ends hear of the break
+                int a = r.nextInt(n);
+                int b = (a + 1 + r.nextInt(n - 1)) % n;
+                c.breakConnection(a, b);
+            }
             case 5 -> c.faults().dropRate(r.nextInt(3) * 0.05).duplicateRate(r.nextInt(2) * 0.05);
             default -> c.faults().latencyMs(1, 1 + r.nextInt(15));
         }
