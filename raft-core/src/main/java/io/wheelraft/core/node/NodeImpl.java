@@ -530,7 +530,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 return;
             }
             try {
-                carrier.carryOutAnswering(core.ready(), handler.get(), f);
+                T answer = handler.get(); // the step first: the batch (and its durable point) is taken after it
+                carrier.carryOutAnswering(core.ready(), answer, f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);
