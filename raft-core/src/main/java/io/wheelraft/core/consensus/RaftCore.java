@@ -258,6 +258,26 @@ public final class RaftCore {
         }
     }
 
+    /**
+     * The node stops (shutdown or a fatal error): every caller the core still holds ends in this
+     * step's batch, so none waits forever. Pending reads fail (no leader hint: this node serves
+     * nothing more), and a leader transfer or membership change ends with {@code reason} (a change
+     * already in the log may still complete under another leader). Nothing else is decided: no
+     * term, vote, message or log write.
+     */
+    public void onStop(io.wheelraft.core.Status reason) {
+        if (changer != null) {
+            changer.abandon();
+        }
+        if (changeAwaitingTermCommit != null) {
+            Closure h = changeAwaitingTermCommit.done();
+            changeAwaitingTermCommit = null;
+            out.event(new Ready.MembershipChangeDone(h, reason));
+        }
+        reads.failAll(out, null);
+        transfer.cancel(reason);
+    }
+
     void becomeLeader(long nowMs) {
         election.endRound();
         setRole(Role.LEADER, self);

@@ -157,18 +157,32 @@ final class FsmCaller {
         }
     }
 
-    private record WaitingRead(long index, Runnable action) {
+    private record WaitingRead(long index, Runnable action, java.util.function.Consumer<Status> ifNeverApplied) {
     }
 
-    /** Runs {@code action} on the apply lane once entries up to {@code index} are applied. */
-    void runWhenApplied(long index, Runnable action) {
+    /**
+     * Runs {@code action} on the apply lane once entries up to {@code index} are applied, or
+     * {@code ifNeverApplied} with the reason if applying stops first (shutdown or an error).
+     */
+    void runWhenApplied(long index, Runnable action, java.util.function.Consumer<Status> ifNeverApplied) {
         applyLane.execute(() -> {
             if (appliedIndex >= index) {
                 action.run();
+            } else if (stopped) {
+                ifNeverApplied.accept(Status.error(RaftError.SHUTTING_DOWN, "the state machine stopped before applying index %d", index));
             } else {
-                waitingReads.add(new WaitingRead(index, action));
+                waitingReads.add(new WaitingRead(index, action, ifNeverApplied));
             }
         });
+    }
+
+    /** Applying stopped for good: no waiting read will ever run; each ends with {@code reason}. Apply lane. */
+    private void failWaitingReads(Status reason) {
+        WaitingRead w;
+        while ((w = waitingReads.poll()) != null) {
+            WaitingRead read = w;
+            callSafely(() -> read.ifNeverApplied().accept(reason));
+        }
     }
 
     private void releaseReads() {
@@ -289,6 +303,7 @@ final class FsmCaller {
     /** Stops applying for good; the error listener stops the node, which reports it to {@code onError}. */
     private void fail(Status error) {
         stopped = true;
+        failWaitingReads(error);
         errorListener.accept(error);
     }
 
@@ -300,6 +315,7 @@ final class FsmCaller {
     void shutdown(Runnable afterwards) {
         applyLane.execute(() -> {
             stopped = true;
+            failWaitingReads(Status.error(RaftError.SHUTTING_DOWN, "the node shut down before the read's index was applied"));
             callSafely(fsm::onShutdown);
             afterwards.run();
         });

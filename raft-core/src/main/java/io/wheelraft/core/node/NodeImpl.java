@@ -494,6 +494,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.removeConnectionListener(this);
         closures.failFrom(0, reason);
         carrier.failHeld(new TransportException(TransportException.Kind.CLOSED, reason.message()));
+        // What a step that threw left half-decided must never be carried out; then the callers the
+        // core still holds (reads, a transfer, a membership change) end, so none waits forever.
+        core.ready().clear();
+        core.onStop(reason);
+        carryOut();
     }
 
     /**

@@ -109,7 +109,7 @@ final class NodeReads {
 
         @Override
         public void confirmed(long readIndex) {
-            fsm.runWhenApplied(readIndex, () -> done.run(Status.ok(), readIndex));
+            fsm.runWhenApplied(readIndex, () -> done.run(Status.ok(), readIndex), stopped -> done.run(stopped, -1));
         }
 
         @Override
