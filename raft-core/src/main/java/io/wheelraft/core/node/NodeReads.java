@@ -32,10 +32,12 @@ import java.util.function.LongSupplier;
  * confirms it as the caller chose, not as the leader's own options say; a call without the mode
  * (from an older member) is confirmed as the leader's options say.
  *
- * <p>Reads are handed to the Raft core as opaque handles: a local {@link ReadIndexClosure} or a
- * {@link RemoteRead} (a follower's call); the core reports them confirmed or failed through
- * {@link #confirmed} and {@link #failed}. {@link #submit} is thread-safe; the rest runs on the
- * node's Raft lane.
+ * <p>Reads are handed to the Raft core as {@link ReadHandle}s it does not look into: a
+ * {@link LocalRead} (this node's caller) or a {@link RemoteRead} (a follower's call); the core
+ * hands them back in its batch ({@code Ready.ReadsConfirmed} or {@code Ready.ReadsFailed}) and
+ * the node calls the handle's {@code confirmed} or {@code failed}. {@link #submit} is
+ * thread-safe; the rest runs on the node's Raft lane, except a confirmed local read, which runs
+ * on the apply lane once its index is applied (or fails there if applying stops first).
  */
 final class NodeReads {
 
