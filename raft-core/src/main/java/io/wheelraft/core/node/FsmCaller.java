@@ -167,9 +167,10 @@ final class FsmCaller {
     void runWhenApplied(long index, Runnable action, java.util.function.Consumer<Status> ifNeverApplied) {
         applyLane.execute(() -> {
             if (appliedIndex >= index) {
-                action.run();
+                CallerCode.run(action);
             } else if (stopped) {
-                ifNeverApplied.accept(Status.error(RaftError.SHUTTING_DOWN, "the state machine stopped before applying index %d", index));
+                CallerCode.run(() -> ifNeverApplied.accept(Status.error(RaftError.SHUTTING_DOWN,
+                        "the state machine stopped before applying index %d", index)));
             } else {
                 waitingReads.add(new WaitingRead(index, action, ifNeverApplied));
             }
@@ -181,13 +182,13 @@ final class FsmCaller {
         WaitingRead w;
         while ((w = waitingReads.poll()) != null) {
             WaitingRead read = w;
-            callSafely(() -> read.ifNeverApplied().accept(reason));
+            CallerCode.run(() -> read.ifNeverApplied().accept(reason));
         }
     }
 
     private void releaseReads() {
         while (!waitingReads.isEmpty() && waitingReads.peek().index() <= appliedIndex) {
-            waitingReads.poll().action().run();
+            CallerCode.run(waitingReads.poll().action()); // a read's closure that throws must not stop the others or the applying
         }
     }
 

@@ -307,9 +307,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     private static void complete(Closure done, Status status) {
-        if (done != null) {
-            done.run(status);
-        }
+        CallerCode.complete(done, status);
     }
 
     @Override

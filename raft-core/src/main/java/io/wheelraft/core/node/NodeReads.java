@@ -188,7 +188,7 @@ final class NodeReads {
         String refusal = node.refusal();
         if (refusal != null) {
             Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
-            batch.forEach(h -> ((LocalRead) h).refuse(refused));
+            batch.forEach(h -> CallerCode.run(() -> ((LocalRead) h).refuse(refused)));
         } else if (node.confirmsLocally()) {
             node.confirm(batch, lease);
         } else {
@@ -230,11 +230,11 @@ final class NodeReads {
 
     /** Leadership is confirmed for these reads: each runs once {@code readIndex} is applied. */
     private static void confirmed(List<ReadHandle> handles, long readIndex) {
-        handles.forEach(h -> h.confirmed(readIndex));
+        handles.forEach(h -> CallerCode.run(() -> h.confirmed(readIndex)));
     }
 
     /** These reads cannot be confirmed here (not the leader, or leadership lost). */
     private static void failed(List<ReadHandle> handles, PeerId leaderHint) {
-        handles.forEach(h -> h.failed(leaderHint));
+        handles.forEach(h -> CallerCode.run(() -> h.failed(leaderHint)));
     }
 }
