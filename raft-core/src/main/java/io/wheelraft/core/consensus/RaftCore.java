@@ -404,7 +404,10 @@ public final class RaftCore {
         boolean reset = log.installSnapshot(index, snapshotTerm);
         out.reportDurable();
         if (reset) {
-            out.event(new Ready.EntriesDiscarded(index + 1));
+            // The whole log was dropped: past what this node knew committed (identical in every
+            // log), its entries may differ from the snapshot's, so acknowledgements of them must
+            // fail rather than be released by the snapshot's durable point.
+            out.event(new Ready.EntriesDiscarded(Math.min(index, commitIndex) + 1));
             memberships.reset(membership);
             onMembershipChanged(nowMs);
         }
