@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@link RaftRuntime}: the public way to choose the threads and timing wheel of a process's nodes. */
 class RaftRuntimeTest {
 
-    private final HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(new ManualClock()).build();
+    private final ManualClock clock = new ManualClock();
+    private final HashedWheelTimer timer = HashedWheelTimer.builder().drivenBy(clock).build();
 
     @Test
     void aThreadCountBelowOneIsRefusedNamingThePool() {
@@ -32,5 +33,13 @@ class RaftRuntimeTest {
         assertSame(RaftRuntime.shared(), RaftRuntime.shared());
         RaftRuntime.shared().close(); // a no-op: nodes elsewhere in the process keep their pools
         assertSame(RaftRuntime.shared().nodeRuntime(), RaftRuntime.shared().nodeRuntime());
+    }
+
+    @Test
+    void nodesReadTheClockTheirTimerRunsOn() {
+        try (RaftRuntime own = RaftRuntime.create(timer, 1, 1, 1)) {
+            assertSame(clock, own.nodeRuntime().clock(), "a node would schedule on the manual clock and read another");
+        }
+        assertSame(io.wheelraft.timer.Timers.shared().clock(), RaftRuntime.shared().nodeRuntime().clock());
     }
 }

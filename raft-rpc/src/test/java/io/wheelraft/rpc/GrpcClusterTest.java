@@ -112,7 +112,8 @@ class GrpcClusterTest {
 
         c.restart(follower);
         awaitEveryValue(c, 100);
-        assertTrue(c.counter(follower).snapshotsLoaded() >= 1, "the follower caught up without a snapshot" + c.describe());
+        GrpcTestCluster.await(() -> c.counter(follower).snapshotsLoaded() >= 1, WAIT_MS,
+                () -> "the follower caught up without a snapshot" + c.describe());
         assertEquals(101, c.increment(leader, 1).result.get(WAIT_MS, TimeUnit.MILLISECONDS));
         awaitEveryValue(c, 101);
     }

@@ -82,9 +82,13 @@ final class GrpcTestCluster implements AutoCloseable {
         @Override
         public boolean onSnapshotLoad(io.wheelraft.core.spi.SnapshotReader reader) {
             try (var in = new java.io.DataInputStream(reader.openFile("counter"))) {
-                value = in.readLong();
-                appliedIndex = in.readLong();
+                long loadedValue = in.readLong();
+                long loadedIndex = in.readLong();
+                // value is written last: tests poll it, and its volatile write publishes the index
+                // and the load count with it, so a reader that sees the loaded value sees them too.
+                appliedIndex = loadedIndex;
                 snapshotsLoaded++;
+                value = loadedValue;
                 return true;
             } catch (java.io.IOException e) {
                 LOG.error("cannot load the counter snapshot", e);
@@ -99,8 +103,9 @@ final class GrpcTestCluster implements AutoCloseable {
                 if (it.index() <= appliedIndex) {
                     throw new IllegalStateException("applied index " + it.index() + " after " + appliedIndex);
                 }
-                value += data.getLong(data.position());
+                long next = value + data.getLong(data.position());
                 appliedIndex = it.index();
+                value = next; // last, as in onSnapshotLoad: a reader that sees the value sees its index
                 Closure done = it.done();
                 if (done instanceof Increment inc) {
                     inc.value = value;

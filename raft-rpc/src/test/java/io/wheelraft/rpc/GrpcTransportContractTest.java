@@ -6,7 +6,6 @@ import io.wheelraft.testkit.transport.RaftTransportContract;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -39,14 +38,7 @@ class GrpcTransportContractTest extends RaftTransportContract {
 
     @Override
     protected boolean await(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            TimeUnit.MILLISECONDS.sleep(1); // poll interval of the condition wait
-        }
-        return true;
+        return pollInRealTime(condition, timeoutMs);
     }
 
     @Override

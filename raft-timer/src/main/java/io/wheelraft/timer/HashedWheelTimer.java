@@ -339,6 +339,12 @@ public final class HashedWheelTimer implements Timer {
         return true;
     }
 
+    /** The clock this timer was built with ({@link Builder#clock} or {@link Builder#drivenBy}). */
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
     @Override
     public Set<Timeout> stop() {
         if (Thread.currentThread() == workerThread || TaskRunner.isRunningTaskOf(this)) {

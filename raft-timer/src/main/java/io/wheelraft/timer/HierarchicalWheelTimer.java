@@ -118,6 +118,12 @@ public final class HierarchicalWheelTimer implements Timer {
         return timeout;
     }
 
+    /** The clock this timer was built with ({@link Builder#clock} or {@link Builder#drivenBy}). */
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
     @Override
     public Set<Timeout> stop() {
         if (Thread.currentThread() == worker || TaskRunner.isRunningTaskOf(this)) {

@@ -28,4 +28,14 @@ public interface Timer {
      * @throws IllegalStateException if called from a task of this timer
      */
     Set<Timeout> stop();
+
+    /**
+     * The clock this timer measures delays on. Code that reads the time to compare with what it
+     * scheduled (a deadline, a last-heard time) must read this clock, or its idea of "due" and
+     * the timer's drift apart (a manual clock in a test would fire timeouts the reader thinks are
+     * not due). The default is {@link Clock#system()}.
+     */
+    default Clock clock() {
+        return Clock.system();
+    }
 }

@@ -54,5 +54,10 @@ public final class Timers {
         public java.util.Set<Timeout> stop() {
             throw new UnsupportedOperationException("the shared timer is never stopped");
         }
+
+        @Override
+        public Clock clock() {
+            return delegate.clock();
+        }
     }
 }

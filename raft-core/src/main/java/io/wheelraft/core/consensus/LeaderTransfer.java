@@ -59,6 +59,13 @@ final class LeaderTransfer {
         }
     }
 
+    /** The node stops: the transfer in progress (if any) ends with {@code status}. */
+    void cancel(Status status) {
+        if (target != null) {
+            finish(status);
+        }
+    }
+
     private void finish(Status status) {
         Closure caller = done;
         target = null;

@@ -313,6 +313,26 @@ public final class RaftCore {
         }
     }
 
+    /**
+     * The node stops (shutdown or a fatal error): every caller the core still holds ends in this
+     * step's batch, so none waits forever. Pending reads fail (no leader hint: this node serves
+     * nothing more), and a leader transfer or membership change ends with {@code reason} (a change
+     * already in the log may still complete under another leader). Nothing else is decided: no
+     * term, vote, message or log write.
+     */
+    public void onStop(io.wheelraft.core.Status reason) {
+        if (changer != null) {
+            changer.abandon();
+        }
+        if (changeAwaitingTermCommit != null) {
+            Closure h = changeAwaitingTermCommit.done();
+            changeAwaitingTermCommit = null;
+            out.event(new Ready.MembershipChangeDone(h, reason));
+        }
+        reads.failAll(out, null);
+        transfer.cancel(reason);
+    }
+
     void becomeLeader(long nowMs) {
         election.endRound();
         setRole(Role.LEADER, self);
@@ -440,7 +460,10 @@ public final class RaftCore {
         boolean reset = log.installSnapshot(index, snapshotTerm);
         out.reportDurable();
         if (reset) {
-            out.event(new Ready.EntriesDiscarded(index + 1));
+            // The whole log was dropped: past what this node knew committed (identical in every
+            // log), its entries may differ from the snapshot's, so acknowledgements of them must
+            // fail rather than be released by the snapshot's durable point.
+            out.event(new Ready.EntriesDiscarded(Math.min(index, commitIndex) + 1));
             memberships.reset(membership);
             onMembershipChanged(nowMs);
         }

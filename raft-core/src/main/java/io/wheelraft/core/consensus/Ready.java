@@ -187,8 +187,13 @@ public final class Ready {
         return durableReported;
     }
 
+    /**
+     * Nothing to carry out. A batch that only reports the durable point is not empty: it releases
+     * held acknowledgements.
+     */
     public boolean isEmpty() {
-        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty() && !electionRetry && wakeAtMs < 0;
+        return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty()
+                && !electionRetry && !durableReported && wakeAtMs < 0;
     }
 
     /** The shell carried the batch out (or stopped): the core fills it again from empty. */

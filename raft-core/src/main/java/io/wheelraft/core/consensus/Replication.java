@@ -361,8 +361,4 @@ final class Replication {
             pr.probeOutstanding = true;
         }
     }
-
-    Progress progress(PeerId peer) {
-        return progress.get(peer);
-    }
 }

@@ -40,7 +40,7 @@ final class ClosureQueue {
             }
         }
         for (Closure c : stale) {
-            c.run(Status.error(io.wheelraft.core.RaftError.INTERNAL, "entry was applied without its closure"));
+            CallerCode.complete(c, Status.error(io.wheelraft.core.RaftError.INTERNAL, "entry was applied without its closure"));
         }
         return found;
     }
@@ -54,7 +54,7 @@ final class ClosureQueue {
             }
         }
         for (Closure c : failed) {
-            c.run(status);
+            CallerCode.complete(c, status);
         }
     }
 
@@ -67,7 +67,7 @@ final class ClosureQueue {
             }
         }
         for (int i = failed.size() - 1; i >= 0; i--) {
-            failed.get(i).run(status);
+            CallerCode.complete(failed.get(i), status); // one that throws must not keep the rest from failing
         }
     }
 }

@@ -10,7 +10,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The production {@link NodeRuntime}: the process-wide timing wheel, the system clock, and three
+ * The production {@link NodeRuntime}: a timing wheel (by default the process-wide one) and the
+ * clock it runs on ({@link io.wheelraft.timer.Timer#clock()}), and three
  * fixed pools sized by the number of cores (Raft lanes), a small fixed number (disk), and cores
  * (apply). Every node of the process shares them; thread count does not grow with groups.
  */
@@ -62,7 +63,7 @@ public final class DefaultNodeRuntime implements NodeRuntime, AutoCloseable {
 
     @Override
     public Clock clock() {
-        return Clock.system();
+        return timer.clock(); // the node reads the clock its timeouts are measured on
     }
 
     @Override

@@ -157,23 +157,38 @@ final class FsmCaller {
         }
     }
 
-    private record WaitingRead(long index, Runnable action) {
+    private record WaitingRead(long index, Runnable action, java.util.function.Consumer<Status> ifNeverApplied) {
     }
 
-    /** Runs {@code action} on the apply lane once entries up to {@code index} are applied. */
-    void runWhenApplied(long index, Runnable action) {
+    /**
+     * Runs {@code action} on the apply lane once entries up to {@code index} are applied, or
+     * {@code ifNeverApplied} with the reason if applying stops first (shutdown or an error).
+     */
+    void runWhenApplied(long index, Runnable action, java.util.function.Consumer<Status> ifNeverApplied) {
         applyLane.execute(() -> {
             if (appliedIndex >= index) {
-                action.run();
+                CallerCode.run(action);
+            } else if (stopped) {
+                CallerCode.run(() -> ifNeverApplied.accept(Status.error(RaftError.SHUTTING_DOWN,
+                        "the state machine stopped before applying index %d", index)));
             } else {
-                waitingReads.add(new WaitingRead(index, action));
+                waitingReads.add(new WaitingRead(index, action, ifNeverApplied));
             }
         });
     }
 
+    /** Applying stopped for good: no waiting read will ever run; each ends with {@code reason}. Apply lane. */
+    private void failWaitingReads(Status reason) {
+        WaitingRead w;
+        while ((w = waitingReads.poll()) != null) {
+            WaitingRead read = w;
+            CallerCode.run(() -> read.ifNeverApplied().accept(reason));
+        }
+    }
+
     private void releaseReads() {
         while (!waitingReads.isEmpty() && waitingReads.peek().index() <= appliedIndex) {
-            waitingReads.poll().action().run();
+            CallerCode.run(waitingReads.poll().action()); // a read's closure that throws must not stop the others or the applying
         }
     }
 
@@ -289,6 +304,7 @@ final class FsmCaller {
     /** Stops applying for good; the error listener stops the node, which reports it to {@code onError}. */
     private void fail(Status error) {
         stopped = true;
+        failWaitingReads(error);
         errorListener.accept(error);
     }
 
@@ -300,6 +316,7 @@ final class FsmCaller {
     void shutdown(Runnable afterwards) {
         applyLane.execute(() -> {
             stopped = true;
+            failWaitingReads(Status.error(RaftError.SHUTTING_DOWN, "the node shut down before the read's index was applied"));
             callSafely(fsm::onShutdown);
             afterwards.run();
         });

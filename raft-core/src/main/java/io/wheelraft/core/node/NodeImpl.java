@@ -307,9 +307,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     private static void complete(Closure done, Status status) {
-        if (done != null) {
-            done.run(status);
-        }
+        CallerCode.complete(done, status);
     }
 
     @Override
@@ -494,6 +492,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         transport.removeConnectionListener(this);
         closures.failFrom(0, reason);
         carrier.failHeld(new TransportException(TransportException.Kind.CLOSED, reason.message()));
+        // What a step that threw left half-decided must never be carried out; then the callers the
+        // core still holds (reads, a transfer, a membership change) end, so none waits forever.
+        core.ready().clear();
+        core.onStop(reason);
+        carryOut();
     }
 
     /**
@@ -530,7 +533,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 return;
             }
             try {
-                carrier.carryOutAnswering(core.ready(), handler.get(), f);
+                T answer = handler.get(); // the step first: the batch (and its durable point) is taken after it
+                carrier.carryOutAnswering(core.ready(), answer, f);
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
                 onLaneFailure(e);

@@ -32,10 +32,12 @@ import java.util.function.LongSupplier;
  * confirms it as the caller chose, not as the leader's own options say; a call without the mode
  * (from an older member) is confirmed as the leader's options say.
  *
- * <p>Reads are handed to the Raft core as opaque handles: a local {@link ReadIndexClosure} or a
- * {@link RemoteRead} (a follower's call); the core reports them confirmed or failed through
- * {@link #confirmed} and {@link #failed}. {@link #submit} is thread-safe; the rest runs on the
- * node's Raft lane.
+ * <p>Reads are handed to the Raft core as {@link ReadHandle}s it does not look into: a
+ * {@link LocalRead} (this node's caller) or a {@link RemoteRead} (a follower's call); the core
+ * hands them back in its batch ({@code Ready.ReadsConfirmed} or {@code Ready.ReadsFailed}) and
+ * the node calls the handle's {@code confirmed} or {@code failed}. {@link #submit} is
+ * thread-safe; the rest runs on the node's Raft lane, except a confirmed local read, which runs
+ * on the apply lane once its index is applied (or fails there if applying stops first).
  */
 final class NodeReads {
 
@@ -109,7 +111,7 @@ final class NodeReads {
 
         @Override
         public void confirmed(long readIndex) {
-            fsm.runWhenApplied(readIndex, () -> done.run(Status.ok(), readIndex));
+            fsm.runWhenApplied(readIndex, () -> done.run(Status.ok(), readIndex), stopped -> done.run(stopped, -1));
         }
 
         @Override
@@ -186,7 +188,7 @@ final class NodeReads {
         String refusal = node.refusal();
         if (refusal != null) {
             Status refused = Status.error(RaftError.STORAGE_ERROR, "%s", refusal);
-            batch.forEach(h -> ((LocalRead) h).refuse(refused));
+            batch.forEach(h -> CallerCode.run(() -> ((LocalRead) h).refuse(refused)));
         } else if (node.confirmsLocally()) {
             node.confirm(batch, lease);
         } else {
@@ -228,11 +230,11 @@ final class NodeReads {
 
     /** Leadership is confirmed for these reads: each runs once {@code readIndex} is applied. */
     private static void confirmed(List<ReadHandle> handles, long readIndex) {
-        handles.forEach(h -> h.confirmed(readIndex));
+        handles.forEach(h -> CallerCode.run(() -> h.confirmed(readIndex)));
     }
 
     /** These reads cannot be confirmed here (not the leader, or leadership lost). */
     private static void failed(List<ReadHandle> handles, PeerId leaderHint) {
-        handles.forEach(h -> h.failed(leaderHint));
+        handles.forEach(h -> CallerCode.run(() -> h.failed(leaderHint)));
     }
 }

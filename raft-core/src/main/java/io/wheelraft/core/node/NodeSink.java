@@ -18,7 +18,8 @@ import java.util.function.LongConsumer;
  * writes to the meta storage, log writes to the {@link LogWriter}, messages to the
  * {@link Outbox}, and the bookkeeping of each event (the {@link NodeMirror}, timers, the state
  * machine's leader callbacks, pending closures, connections, finished callers). The order is
- * {@link ReadyCarrier}'s. Raft lane only.
+ * {@link ReadyCarrier}'s. A caller's closure runs through {@link CallerCode}, so one that throws
+ * cannot cut the batch short. Raft lane only.
  */
 final class NodeSink implements ReadyCarrier.Sink {
 
@@ -83,13 +84,13 @@ final class NodeSink implements ReadyCarrier.Sink {
             p.mirror().configuration = m.membership().current();
             p.outbox().prepareConnections(m.membership());
         } else if (event instanceof Ready.ReadsConfirmed r) {
-            r.reads().forEach(h -> h.confirmed(r.readIndex()));
+            r.reads().forEach(h -> CallerCode.run(() -> h.confirmed(r.readIndex())));
         } else if (event instanceof Ready.ReadsFailed r) {
-            r.reads().forEach(h -> h.failed(r.leaderHint()));
+            r.reads().forEach(h -> CallerCode.run(() -> h.failed(r.leaderHint())));
         } else if (event instanceof Ready.TransferDone d) {
-            d.done().run(d.status());
+            CallerCode.complete(d.done(), d.status());
         } else if (event instanceof Ready.MembershipChangeDone d) {
-            d.done().run(d.status());
+            CallerCode.complete(d.done(), d.status());
         } else if (event instanceof Ready.VoteAnswered v) {
             v.to().send(v.answer()); // a held pre-vote answer, decided now
         }

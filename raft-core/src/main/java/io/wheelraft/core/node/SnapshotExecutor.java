@@ -59,10 +59,6 @@ final class SnapshotExecutor {
         this.saved = saved;
     }
 
-    long lastSnapshotIndex() {
-        return lastSnapshotIndex;
-    }
-
     /** A snapshot from the leader ending at {@code index} was installed: nothing older needs saving. */
     void noteInstalled(long index) {
         lastSnapshotIndex = Math.max(lastSnapshotIndex, index);

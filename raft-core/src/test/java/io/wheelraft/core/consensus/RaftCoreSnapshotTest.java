@@ -87,7 +87,9 @@ class RaftCoreSnapshotTest {
         assertEquals(3, f.log.lastTerm());
         assertEquals(4, f.core.membership().current().peers().size());
         assertTrue(f.core.holds(20));
-        assertTrue(f.fx.events().contains(new RecordingEffects.Discarded(21)), f.fx.events().toString());
+        // Nothing was known committed here: every dropped entry may differ from the snapshot's,
+        // so whatever vouched for them (a held acknowledgement) is discarded from index 1.
+        assertTrue(f.fx.events().contains(new RecordingEffects.Discarded(1)), f.fx.events().toString());
         // The leader continues right after the snapshot.
         AppendEntriesRequest next = AppendEntriesRequest.newBuilder().setTerm(3).setServerId(N1.toString())
                 .setPrevLogIndex(20).setPrevLogTerm(3).setCommittedIndex(21).addEntries(data(21, 3, "x")).build();

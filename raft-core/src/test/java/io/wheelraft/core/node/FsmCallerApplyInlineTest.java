@@ -75,6 +75,22 @@ class FsmCallerApplyInlineTest {
         assertEquals(List.of("queued task", "apply 1", "apply 2"), calls);
     }
 
+    @Test
+    void aReadWaitingForItsIndexEndsWhenTheNodeShutsDownFirst() {
+        FsmCaller fsm = caller(false);
+        fsm.commitTo(1);
+        runPool();
+        fsm.runWhenApplied(3, () -> calls.add("read ran"), st -> calls.add("read ended: " + st.code()));
+        runPool();
+        assertTrue(calls.stream().noneMatch(c -> c.startsWith("read")), "index 3 is not applied yet: " + calls);
+        fsm.shutdown(() -> calls.add("shut down"));
+        runPool();
+        assertEquals(List.of("apply 1", "read ended: SHUTTING_DOWN", "shut down"), calls);
+        fsm.runWhenApplied(3, () -> calls.add("late read ran"), st -> calls.add("late read ended"));
+        runPool();
+        assertEquals("late read ended", calls.get(calls.size() - 1), "a read asked for after the stop ends at once");
+    }
+
     private final class RecordingMachine extends StateMachineAdapter {
         @Override
         public void onApply(Iterator iterator) {

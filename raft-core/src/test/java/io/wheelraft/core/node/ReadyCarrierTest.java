@@ -204,6 +204,28 @@ class ReadyCarrierTest {
         assertThrows(ExecutionException.class, ack::get);
     }
 
+    /**
+     * A snapshot from a newer leader that replaces the log (it does not hold the snapshot's last
+     * entry) also replaces the entries a held acknowledgement vouches for: releasing it as
+     * "durable" would let the old leader count entries this node no longer has, and commit them
+     * against the newer leader's history. It fails instead.
+     */
+    @Test
+    void aSnapshotThatReplacesTheLogFailsTheHeldAcknowledgementsOfTheDroppedEntries() {
+        RaftCore core = core(N2);
+        AppendEntriesRequest fromOld = AppendEntriesRequest.newBuilder().setGroupId("g").setServerId(N1.toString()).setTerm(1)
+                .setPrevLogIndex(0).setPrevLogTerm(0).addEntries(entry(1)).addEntries(entry(2)).build();
+        CompletableFuture<AppendEntriesResponse> ack = new CompletableFuture<>();
+        carrier.carryOutAcknowledging(core.ready(), core.handleAppendEntries(fromOld, LATER), ack);
+        assertFalse(ack.isDone(), "entries 1-2 are not durable yet");
+
+        assertTrue(core.acceptSnapshotChunk(N3, 2, LATER + 1), "a newer leader's snapshot is accepted");
+        carrier.carryOut(core.ready());
+        assertTrue(core.installSnapshot(10, 2, core.membership(), LATER + 1), "the log does not hold 10/2: it is replaced");
+        carrier.carryOut(core.ready());
+        assertTrue(ack.isCompletedExceptionally(), "an acknowledgement of entries the snapshot replaced was released: " + ack);
+    }
+
     @Test
     void steppingTheCoreFromInsideACarryOutIsRefused() {
         RaftCore core = core(N1);

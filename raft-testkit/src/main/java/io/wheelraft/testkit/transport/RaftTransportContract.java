@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,6 +70,18 @@ public abstract class RaftTransportContract {
      * the condition's last value. Real transports poll it; a simulated one runs its clock.
      */
     protected abstract boolean await(BooleanSupplier condition, long timeoutMs) throws Exception;
+
+    /** {@link #await} for a transport on real threads and time: polls {@code condition} every millisecond up to the deadline. */
+    protected static boolean pollInRealTime(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            TimeUnit.MILLISECONDS.sleep(1); // poll interval of the condition wait
+        }
+        return true;
+    }
 
     /** Releases everything the test started (called once, after each test). */
     protected abstract void releaseAll() throws Exception;

@@ -3,7 +3,6 @@ package io.wheelraft.testkit.transport;
 import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.timer.HashedWheelTimer;
 
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** The {@link RaftTransport} contract on the in-process transport, with real threads and time. */
@@ -31,14 +30,7 @@ class LocalTransportContractTest extends RaftTransportContract {
 
     @Override
     protected boolean await(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            TimeUnit.MILLISECONDS.sleep(1); // poll interval of the condition wait
-        }
-        return true;
+        return pollInRealTime(condition, timeoutMs);
     }
 
     @Override
