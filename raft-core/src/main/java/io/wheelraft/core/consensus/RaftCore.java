@@ -179,9 +179,9 @@ public final class RaftCore {
 
     // ---------------------------------------------------------------- elections (see Election)
 
-    /** Has this follower lost its leader (see {@link Election#leaderLost})? */
-    public boolean leaderLost(long nowMs) {
-        return election.leaderLost(nowMs);
+    /** The election state, for this package's tests (turns, held answers, whether the leader is lost). */
+    Election election() {
+        return election;
     }
 
     /** How long after a broken leader connection this follower waits before its pre-vote (see {@link Election}). */
@@ -192,16 +192,6 @@ public final class RaftCore {
     /** The bound of the random jitter the shell adds to {@link #campaignDelayAfterBreakMs} (so two alike do not tie). */
     public long campaignJitterBoundMs() {
         return election.campaignJitterBoundMs();
-    }
-
-    /** This follower's failover turn as its current leader told it (1 = first), or 0 if none is known. */
-    public int failoverTurn() {
-        return election.knownTurn();
-    }
-
-    /** How many pre-vote answers this node holds back (see {@link #handleRequestVote(RequestVoteRequest, long, VoteReply)}). */
-    public int heldVoteAnswers() {
-        return election.heldVotes();
     }
 
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */

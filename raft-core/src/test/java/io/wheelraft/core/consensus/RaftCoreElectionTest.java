@@ -317,7 +317,7 @@ class RaftCoreElectionTest {
             f.core.handleAppendEntries(heartbeat(N1, 1, turn), 100);
             f.core.onConnectionLost(N1.endpoint(), 150);
             assertEquals((turn - 1) * slot(), f.core.campaignDelayAfterBreakMs(), "turn " + turn);
-            assertEquals(turn, f.core.failoverTurn());
+            assertEquals(turn, f.core.election().knownTurn());
         }
         long[] delays = new long[5];
         for (int i = 2; i <= 5; i++) {
@@ -399,7 +399,7 @@ class RaftCoreElectionTest {
         }
         assertEquals(java.util.Map.of(N3, 1, peer(4), 2, N2, 3), turns, "n3 and n4 hold more of the log than n2; n3 has the lower id");
         nodes.get(3).core.handleAppendEntries(toN4, ELECTION_TIMEOUT_MS + 3);
-        assertEquals(2, nodes.get(3).core.failoverTurn());
+        assertEquals(2, nodes.get(3).core.election().knownTurn());
     }
 
     // ------------------------------------------------------------ held pre-vote answers
@@ -460,14 +460,14 @@ class RaftCoreElectionTest {
         voter.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
         var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
         assertNull(voter.core.handleRequestVote(brokePreVote(N2), 250, answer::complete));
-        assertEquals(1, voter.core.heldVoteAnswers());
+        assertEquals(1, voter.core.election().heldVotes());
         voter.fx.drain();
         assertFalse(answer.isDone());
 
         voter.core.onConnectionLost(N1.endpoint(), 260); // past the lease hold already: grants at once
         voter.fx.drain();
         assertTrue(answer.isDone() && answer.join().getGranted() && answer.join().getPreVote(), String.valueOf(answer.getNow(null)));
-        assertEquals(0, voter.core.heldVoteAnswers());
+        assertEquals(0, voter.core.election().heldVotes());
         // and the real vote that follows passes the disruptive-server guard the same way
         assertTrue(voter.core.handleRequestVote(voteRequest(N2, 2, 0, 0, false), 262).getGranted());
     }
@@ -482,7 +482,7 @@ class RaftCoreElectionTest {
         voter.fx.drain();
         assertTrue(answer.isDone() && !answer.join().getGranted(), "the leader spoke: " + answer.getNow(null));
         voter.core.onConnectionLost(N1.endpoint(), 175); // a late report of an old break changes nothing
-        assertEquals(0, voter.core.heldVoteAnswers());
+        assertEquals(0, voter.core.election().heldVotes());
     }
 
     @Test
@@ -509,7 +509,7 @@ class RaftCoreElectionTest {
         var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
         RequestVoteResponse r = voter.core.handleRequestVote(voteRequest(N2, 2, 0, 0, true), 500, answer::complete);
         assertFalse(r.getGranted(), "a candidate that only feels the leader silent, half a timeout early, is refused at once");
-        assertEquals(0, voter.core.heldVoteAnswers());
+        assertEquals(0, voter.core.election().heldVotes());
     }
 
     /**
@@ -595,7 +595,7 @@ class RaftCoreElectionTest {
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
         f.core.onElectionTimeout(150 + GRACE_MS);
         assertTrue(f.fx.sends().isEmpty());
-        assertFalse(f.core.leaderLost(150 + GRACE_MS));
+        assertFalse(f.core.election().leaderLost(150 + GRACE_MS));
     }
 
     @Test
@@ -606,7 +606,7 @@ class RaftCoreElectionTest {
         f.core.handleAppendEntries(heartbeat(N1, 1), 200); // reconnected
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
         assertTrue(f.fx.sends().isEmpty(), "campaigned although the leader spoke after the break");
-        assertFalse(f.core.leaderLost(150 + GRACE_MS));
+        assertFalse(f.core.election().leaderLost(150 + GRACE_MS));
     }
 
     @Test
@@ -636,7 +636,7 @@ class RaftCoreElectionTest {
         assertTrue(f.core.handleRequestVote(voteRequest(N3, 2, 0, 0, false), 150 + GRACE_MS).getGranted());
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS + 8);
         assertTrue(f.fx.sends().isEmpty(), "started a pre-vote right after voting for n3: " + f.fx.sends());
-        assertFalse(f.core.leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
+        assertFalse(f.core.election().leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
     }
 
     /**
