@@ -32,7 +32,8 @@ final class ChaosRecorder implements OperationLog {
     record Bucket(double startSeconds, int acked, int notAcked, double p50Ms, double p99Ms, double maxMs) {
     }
 
-    private record Op(History.Invocation invocation) {
+    /** {@code outcomeKept}: false for an increment recorded past the bound, whose outcome counts as unknown. */
+    private record Op(History.Invocation invocation, boolean outcomeKept) {
     }
 
     private final long originNanos;
@@ -42,6 +43,8 @@ final class ChaosRecorder implements OperationLog {
     private final List<long[]> latencies = new ArrayList<>();
     private final List<int[]> counts = new ArrayList<>();
     private long dropped;
+    /** Recorded increments not yet returned: past the bound, new ones are still recorded while any is in flight. */
+    private int inFlight;
 
     ChaosRecorder(long originNanos, int maxOps) {
         this.originNanos = originNanos;
@@ -67,20 +70,37 @@ final class ChaosRecorder implements OperationLog {
         events.sort((a, b) -> Double.compare(a.seconds(), b.seconds()));
     }
 
+    /**
+     * Past the bound an increment is still recorded, with an unknown outcome, while an increment of
+     * the history is in flight: it may have been applied before that one returned, so the value
+     * that one saw may include it. Once none is in flight, later increments cannot show in any
+     * recorded answer and are dropped.
+     */
     @Override
     public Object invoked(int worker) {
+        boolean outcomeKept;
         synchronized (this) {
-            if (history.size() >= maxOps) {
+            outcomeKept = history.size() < maxOps;
+            if (!outcomeKept && inFlight == 0) {
                 dropped++;
                 return null;
             }
+            inFlight++;
         }
-        return new Op(history.invoke(worker, CounterModel.incr(1)));
+        return new Op(history.invoke(worker, CounterModel.incr(1)), outcomeKept);
     }
 
     @Override
     public void returned(Object op, CounterClient.Outcome outcome, long latencyNanos) {
         if (op instanceof Op o) {
+            synchronized (this) {
+                inFlight--;
+            }
+            if (!o.outcomeKept()) {
+                history.timeout(o.invocation());
+                count(outcome.ok(), latencyNanos);
+                return;
+            }
             switch (outcome.kind()) {
                 case OK -> history.complete(o.invocation(), outcome.value());
                 case FAIL -> history.fail(o.invocation());
@@ -93,13 +113,24 @@ final class ChaosRecorder implements OperationLog {
     @Override
     public void unknown(Object op, long latencyNanos) {
         if (op instanceof Op o) {
+            synchronized (this) {
+                inFlight--;
+            }
             history.timeout(o.invocation());
         }
         count(false, latencyNanos);
     }
 
-    /** Records a linearizable read of the final value, so the check covers it too. */
+    /**
+     * Records a linearizable read of the final value, so the check covers it too; not when
+     * increments were dropped from the history, since the value counts them.
+     */
     void finalRead(Long value) {
+        synchronized (this) {
+            if (dropped > 0) {
+                return;
+            }
+        }
         History.Invocation inv = history.invoke(Integer.MAX_VALUE, CounterModel.get());
         if (value == null) {
             history.timeout(inv);
