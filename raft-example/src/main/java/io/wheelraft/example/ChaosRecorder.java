@@ -43,7 +43,10 @@ final class ChaosRecorder implements OperationLog {
     private final List<long[]> latencies = new ArrayList<>();
     private final List<int[]> counts = new ArrayList<>();
     private long dropped;
-    /** Recorded increments not yet returned: past the bound, new ones are still recorded while any is in flight. */
+    /**
+     * Increments recorded with their outcome and not yet returned: past the bound, new ones are
+     * still recorded (with an unknown outcome) while any of these is in flight.
+     */
     private int inFlight;
 
     ChaosRecorder(long originNanos, int maxOps) {
@@ -85,7 +88,9 @@ final class ChaosRecorder implements OperationLog {
                 dropped++;
                 return null;
             }
-            inFlight++;
+            if (outcomeKept) {
+                inFlight++;
+            }
         }
         return new Op(history.invoke(worker, CounterModel.incr(1)), outcomeKept);
     }
@@ -93,13 +98,13 @@ final class ChaosRecorder implements OperationLog {
     @Override
     public void returned(Object op, CounterClient.Outcome outcome, long latencyNanos) {
         if (op instanceof Op o) {
-            synchronized (this) {
-                inFlight--;
-            }
             if (!o.outcomeKept()) {
                 history.timeout(o.invocation());
                 count(outcome.ok(), latencyNanos);
                 return;
+            }
+            synchronized (this) {
+                inFlight--;
             }
             switch (outcome.kind()) {
                 case OK -> history.complete(o.invocation(), outcome.value());
@@ -113,8 +118,10 @@ final class ChaosRecorder implements OperationLog {
     @Override
     public void unknown(Object op, long latencyNanos) {
         if (op instanceof Op o) {
-            synchronized (this) {
-                inFlight--;
+            if (o.outcomeKept()) {
+                synchronized (this) {
+                    inFlight--;
+                }
             }
             history.timeout(o.invocation());
         }
