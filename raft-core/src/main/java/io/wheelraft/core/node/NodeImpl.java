@@ -503,13 +503,24 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      * A task on the Raft lane threw. A storage failure (a write, an fsync, a read of the log)
      * stops the node at once and for good: nothing it holds can be trusted to be durable, and an
      * fsync that failed is never retried (its data may be gone while a retry reports success).
+     * A malformed request is refused and the node goes on; any other failure stops it too.
      */
     private boolean onLaneFailure(Throwable t) {
         if (t instanceof StorageException e) {
             enterError(Status.error(RaftError.STORAGE_ERROR, "storage failed: %s", e.getMessage()));
             return true;
         }
-        return false;
+        if (t instanceof IllegalArgumentException) {
+            // A malformed request, refused before the core decided anything: its caller was told
+            // (REJECTED); nothing it left in the batch may go out with the next step.
+            core.ready().clear();
+            return false;
+        }
+        // Anything else broke a step half way: the core's state can no longer be trusted, so the
+        // node stops rather than carry on from a half-made decision.
+        enterError(Status.error(RaftError.INTERNAL, "internal error on the Raft lane: %s", t));
+        LOG.error("{}/{}: the Raft lane failed", groupId, self, t);
+        return true;
     }
 
     /** Stops the node in role ERROR (until restart): no answers, votes, heartbeats or reads; a leader thereby steps down. */
