@@ -94,8 +94,10 @@ class TransportEventLoopsTest {
 
     private static void awaitNoThreadsNamed(String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (liveThreads(prefix) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10); // polling for the threads to end, with the deadline above
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
         }
         assertEquals(0, liveThreads(prefix), "event-loop threads " + prefix + "* outlived their transports");
     }
