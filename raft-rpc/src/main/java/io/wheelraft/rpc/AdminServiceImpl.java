@@ -99,7 +99,8 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
         withNode(request.getNode(), out, node -> {
             List<PeerId> voters = peers("new_peers", request.getNewPeersList());
             List<PeerId> learners = request.getNewLearnersList().isEmpty() ? List.of() : peers("new_learners", request.getNewLearnersList());
-            node.changePeers(new Configuration(voters, learners), closure(node, out));
+            // members that stay keep their witness mark and priority
+            node.changePeers(node.status().configuration().withMembers(voters, learners), closure(node, out));
         });
     }
 

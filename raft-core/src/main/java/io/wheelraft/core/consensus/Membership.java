@@ -32,16 +32,28 @@ public record Membership(Configuration current, Configuration old, long index) {
     }
 
     public static Membership fromEntry(ConfigurationEntry e, long index) {
-        Configuration cur = Configuration.fromEntry(e.getPeersList(), e.getLearnersList());
-        Configuration old = e.getOldPeersCount() == 0 ? null : Configuration.fromEntry(e.getOldPeersList(), e.getOldLearnersList());
+        Configuration cur = Configuration.fromEntry(e.getPeersList(), e.getLearnersList(), e.getWitnessesList(), e.getPrioritiesMap());
+        Configuration old = e.getOldPeersCount() == 0 ? null
+                : Configuration.fromEntry(e.getOldPeersList(), e.getOldLearnersList(), e.getWitnessesList(), e.getPrioritiesMap());
         return new Membership(cur, old, index);
     }
 
     public ConfigurationEntry toEntry() {
-        ConfigurationEntry.Builder b = ConfigurationEntry.newBuilder()
-                .addAllPeers(current.peerStrings()).addAllLearners(current.learnerStrings());
+        return jointEntry(current, old);
+    }
+
+    /**
+     * The entry for configuration {@code current}, joint with {@code old} when that is not null:
+     * one witness list covers both halves (a member is a witness in both or in neither), and the
+     * priorities are those of {@code current}: they say where leadership should go next.
+     */
+    public static ConfigurationEntry jointEntry(Configuration current, Configuration old) {
+        ConfigurationEntry.Builder b = current.toEntry().toBuilder();
         if (old != null) {
             b.addAllOldPeers(old.peerStrings()).addAllOldLearners(old.learnerStrings());
+            Set<String> witnesses = new TreeSet<>(current.witnessStrings());
+            witnesses.addAll(old.witnessStrings());
+            b.clearWitnesses().addAllWitnesses(witnesses);
         }
         return b.build();
     }
@@ -52,6 +64,11 @@ public record Membership(Configuration current, Configuration old, long index) {
 
     public boolean isVoter(PeerId p) {
         return current.contains(p) || (old != null && old.contains(p));
+    }
+
+    /** Is {@code p} a witness in either configuration? */
+    public boolean isWitness(PeerId p) {
+        return current.isWitness(p) || (old != null && old.isWitness(p));
     }
 
     public boolean isLearner(PeerId p) {

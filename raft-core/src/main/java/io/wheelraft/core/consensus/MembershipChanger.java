@@ -89,7 +89,9 @@ final class MembershipChanger {
         if (!added.isEmpty()) {
             Set<PeerId> learners = new TreeSet<>(current.learners());
             learners.addAll(added);
-            Configuration staging = new Configuration(current.peers(), learners);
+            // staged learners carry their witness mark and priority already, so a witness
+            // catching up is sent entry headers only
+            Configuration staging = newConf.withMembers(current.peers(), learners);
             phase = Phase.CATCHING_UP;
             deadlineMs = nowMs + catchUpTimeoutMs;
             entryIndex = staging.equals(current) ? 0 : leader.appendConfiguration(staging.toEntry(), nowMs);
@@ -147,10 +149,7 @@ final class MembershipChanger {
     }
 
     private void enterJoint(long nowMs) {
-        ConfigurationEntry joint = ConfigurationEntry.newBuilder()
-                .addAllPeers(target.peerStrings()).addAllLearners(target.learnerStrings())
-                .addAllOldPeers(before.peerStrings()).addAllOldLearners(withoutVoters(before, target).learnerStrings())
-                .build();
+        ConfigurationEntry joint = Membership.jointEntry(target, withoutVoters(before, target));
         phase = Phase.JOINT;
         entryIndex = leader.appendConfiguration(joint, nowMs);
     }
@@ -158,7 +157,7 @@ final class MembershipChanger {
     private static Configuration withoutVoters(Configuration conf, Configuration target) {
         Set<PeerId> learners = new TreeSet<>(conf.learners());
         learners.removeAll(target.peers());
-        return new Configuration(conf.peers(), learners);
+        return conf.withMembers(conf.peers(), learners);
     }
 
     private void enterFinal(long nowMs) {

@@ -249,7 +249,7 @@ final class FsmCaller {
                     appliedConfiguration = e.getConfiguration();
                     Membership m = Membership.fromEntry(e.getConfiguration(), i);
                     if (!m.isJoint()) {
-                        callSafely(() -> fsm.onConfigurationCommitted(new Configuration(m.current().peers(), m.current().learners())));
+                        callSafely(() -> fsm.onConfigurationCommitted(m.current()));
                     }
                 }
                 closures.take(i);

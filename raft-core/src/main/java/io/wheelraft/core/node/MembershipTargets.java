@@ -19,13 +19,13 @@ final class MembershipTargets {
         peers.add(peer);
         Set<PeerId> learners = new TreeSet<>(current.learners());
         learners.remove(peer);
-        return new Configuration(peers, learners);
+        return current.withMembers(peers, learners);
     }
 
     static Configuration withoutVoter(Configuration current, PeerId peer) {
         Set<PeerId> peers = new TreeSet<>(current.peers());
         peers.remove(peer);
-        return new Configuration(peers, current.learners());
+        return current.withMembers(peers, current.learners());
     }
 
     /**
@@ -39,12 +39,12 @@ final class MembershipTargets {
             }
             learners.add(p);
         }
-        return new Configuration(current.peers(), learners);
+        return current.withMembers(current.peers(), learners);
     }
 
     static Configuration withoutLearners(Configuration current, Collection<PeerId> removed) {
         Set<PeerId> learners = new TreeSet<>(current.learners());
         learners.removeAll(removed);
-        return new Configuration(current.peers(), learners);
+        return current.withMembers(current.peers(), learners);
     }
 }

@@ -1,0 +1,72 @@
+package io.wheelraft.core;
+
+import io.wheelraft.core.consensus.Membership;
+import io.wheelraft.proto.ConfigurationEntry;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigurationTest {
+
+    private static final PeerId A = PeerId.parse("h:1");
+    private static final PeerId B = PeerId.parse("h:2");
+    private static final PeerId W = PeerId.parse("h:3");
+
+    @Test
+    void parsesWitnessAndPriorityMarksAndWritesThemBack() {
+        Configuration c = Configuration.parse("h:1/priority=5, h:2, h:3/witness, h:4/learner");
+        assertEquals(3, c.peers().size());
+        assertTrue(c.isWitness(W));
+        assertFalse(c.isWitness(A));
+        assertEquals(OptionalInt.of(5), c.priority(A));
+        assertEquals(OptionalInt.empty(), c.priority(B));
+        assertEquals(2, c.quorum(), "a witness is a voter and counts towards the quorum");
+        assertEquals(c, Configuration.parse(c.toString()));
+    }
+
+    @Test
+    void refusesMarksItCannotHonour() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> Configuration.parse("h:1/leader"));
+        assertTrue(unknown.getMessage().contains("/leader"), unknown.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Configuration.parse("h:1/priority=-1"));
+        assertThrows(IllegalArgumentException.class, () -> Configuration.parse("h:1/priority=x"));
+        IllegalArgumentException stranger = assertThrows(IllegalArgumentException.class,
+                () -> new Configuration(List.of(A), List.of(), List.of(W), Map.of()));
+        assertTrue(stranger.getMessage().contains("h:3"), stranger.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Configuration(List.of(A), List.of(), List.of(), Map.of(B, 1)));
+    }
+
+    @Test
+    void entryRoundTripKeepsWitnessesAndPriorities() {
+        Configuration c = new Configuration(List.of(A, B, W), List.of(), List.of(W), Map.of(A, 7, W, 0));
+        assertEquals(c, Membership.fromEntry(c.toEntry(), 4).current());
+    }
+
+    @Test
+    void changingMembersKeepsTheMarksOfThoseWhoStay() {
+        Configuration c = new Configuration(List.of(A, B, W), List.of(), List.of(W), Map.of(A, 7, B, 2));
+        Configuration changed = c.withMembers(List.of(A, W), List.of());
+        assertTrue(changed.isWitness(W));
+        assertEquals(Map.of(A, 7), changed.priorities(), "the priority of the member that left is dropped");
+        assertEquals(OptionalInt.of(3), changed.withPriority(W, 3).priority(W));
+    }
+
+    @Test
+    void jointEntryCarriesTheMarksOfBothHalves() {
+        Configuration old = new Configuration(List.of(A, B, W), List.of(), List.of(W), Map.of(B, 4));
+        Configuration target = new Configuration(List.of(A, B), List.of(), List.of(), Map.of(A, 9));
+        ConfigurationEntry e = Membership.jointEntry(target, old);
+        Membership m = Membership.fromEntry(e, 10);
+        assertEquals(target, m.current());
+        assertTrue(m.old().isWitness(W));
+        assertTrue(m.isWitness(W));
+        assertEquals(OptionalInt.empty(), m.old().priority(B), "priorities are the target's");
+    }
+}
