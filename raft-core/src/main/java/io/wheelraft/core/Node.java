@@ -53,6 +53,20 @@ public interface Node {
 
     void removeLearners(List<PeerId> learners, Closure done);
 
+    /**
+     * Adds {@code witness} as a voting witness: it votes and acknowledges, stores entry headers
+     * but no payload, never leads and serves no reads. It catches up as a learner first, like
+     * {@link #addPeer}. Runs on the leader.
+     */
+    void addWitness(PeerId witness, Closure done);
+
+    /**
+     * Sets the election priority of member {@code peer} in the configuration (a replicated
+     * configuration change): 0 never leads; among caught-up members the highest leads. Runs on
+     * the leader.
+     */
+    void setPriority(PeerId peer, int priority, Closure done);
+
     /** Hands leadership to {@code peer}; {@code done} completes when it leads, or fails on timeout. */
     void transferLeadershipTo(PeerId peer, Closure done);
 

@@ -12,6 +12,9 @@ import io.wheelraft.timer.Timer;
  */
 public final class NodeOptions {
 
+    /** The election priority of a node that sets none: eligible to lead, no preference. */
+    public static final int DEFAULT_ELECTION_PRIORITY = 1;
+
     private int electionTimeoutMs = 1000;
     private int heartbeatDivisor = 10;
     private int snapshotIntervalSecs = 3600;
@@ -35,6 +38,8 @@ public final class NodeOptions {
     private ReadOnlyOption readOnlyOption = ReadOnlyOption.READ_INDEX;
     private int leaseClockDriftMs = 50;
     private int snapshotChunkBytes = 1024 * 1024;
+    private boolean witness;
+    private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
@@ -59,6 +64,7 @@ public final class NodeOptions {
         require(leaseClockDriftMs >= 0 && leaseClockDriftMs < electionTimeoutMs,
                 "leaseClockDriftMs must be in [0, electionTimeoutMs), was " + leaseClockDriftMs);
         require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
+        require(electionPriority >= 0, "electionPriority must be 0 (never leads) or more, was " + electionPriority);
         require(meterRegistry != null, "meterRegistry must not be null (the default is Micrometer's global registry)");
         return this;
     }
@@ -68,6 +74,20 @@ public final class NodeOptions {
             throw new IllegalArgumentException("invalid NodeOptions: " + message);
         }
     }
+
+    /**
+     * Runs this node as a witness: it votes and acknowledges, keeps entry headers but no payload,
+     * applies nothing to a state machine and never leads. Default false.
+     */
+    public boolean witness() { return witness; }
+    public NodeOptions witness(boolean v) { witness = v; return this; }
+
+    /**
+     * This node's election priority while the configuration sets none for it: 0 never leads,
+     * higher is preferred among caught-up members. Default {@link #DEFAULT_ELECTION_PRIORITY}.
+     */
+    public int electionPriority() { return electionPriority; }
+    public NodeOptions electionPriority(int v) { electionPriority = v; return this; }
 
     public int electionTimeoutMs() { return electionTimeoutMs; }
     public NodeOptions electionTimeoutMs(int v) { electionTimeoutMs = v; return this; }

@@ -22,6 +22,34 @@ final class MembershipTargets {
         return current.withMembers(peers, learners);
     }
 
+    /**
+     * @throws IllegalArgumentException if {@code witness} is already a member (a data replica
+     *                                  cannot turn into a witness: remove it first)
+     */
+    static Configuration withWitness(Configuration current, PeerId witness) {
+        if (current.containsAnywhere(witness) && !current.isWitness(witness)) {
+            throw new IllegalArgumentException(witness + " is already a member holding data; remove it first to add it as a witness");
+        }
+        Set<PeerId> peers = new TreeSet<>(current.peers());
+        peers.add(witness);
+        Set<PeerId> learners = new TreeSet<>(current.learners());
+        learners.remove(witness);
+        return current.withMembers(peers, learners).withWitness(witness);
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code peer} is not a member or {@code priority} is negative
+     */
+    static Configuration withPriority(Configuration current, PeerId peer, int priority) {
+        if (!current.containsAnywhere(peer)) {
+            throw new IllegalArgumentException(peer + " is not a member of the configuration " + current);
+        }
+        if (priority < 0) {
+            throw new IllegalArgumentException("priority " + priority + " must be 0 (never leads) or more");
+        }
+        return current.withPriority(peer, priority);
+    }
+
     static Configuration withoutVoter(Configuration current, PeerId peer) {
         Set<PeerId> peers = new TreeSet<>(current.peers());
         peers.remove(peer);

@@ -356,6 +356,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         changeFrom(current -> MembershipTargets.withoutLearners(current, learners), done);
     }
 
+    @Override
+    public void addWitness(PeerId witness, Closure done) {
+        Objects.requireNonNull(witness, "witness");
+        changeFrom(current -> MembershipTargets.withWitness(current, witness), done);
+    }
+
+    @Override
+    public void setPriority(PeerId peer, int priority, Closure done) {
+        Objects.requireNonNull(peer, "peer");
+        changeFrom(current -> MembershipTargets.withPriority(current, peer, priority), done);
+    }
+
     /** Computes the target from the configuration in effect (on the lane) and starts the change. */
     private void changeFrom(java.util.function.UnaryOperator<Configuration> targetOf, Closure done) {
         Closure callback = done != null ? done : s -> { };
