@@ -49,6 +49,8 @@ class FakeNode implements Node {
     @Override public void changePeers(Configuration c, Closure done) { run("changePeers " + c, done); }
     @Override public void addLearners(List<PeerId> learners, Closure done) { run("addLearners " + learners, done); }
     @Override public void removeLearners(List<PeerId> learners, Closure done) { run("removeLearners " + learners, done); }
+    @Override public void addWitness(PeerId witness, Closure done) { run("addWitness " + witness, done); }
+    @Override public void setPriority(PeerId peer, int priority, Closure done) { run("setPriority " + peer + " " + priority, done); }
     @Override public void transferLeadershipTo(PeerId peer, Closure done) { run("transferLeadershipTo " + peer, done); }
     @Override public void snapshot(Closure done) {
         operations.add("snapshot");
