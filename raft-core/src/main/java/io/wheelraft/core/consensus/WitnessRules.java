@@ -76,6 +76,26 @@ public final class WitnessRules {
         return m.isJoint() ? m.current() + " (joint with " + m.old() + ")" : m.current().toString();
     }
 
+    /**
+     * Why a change from {@code current} to {@code target} is refused because a member stays but
+     * switches between data member and witness, or null. A witness holds no data, so it cannot
+     * become a data member in place; a data member made a witness would stop (its node runs as
+     * a data node). Either must be removed and added back.
+     */
+    static String roleSwitchRefusal(io.wheelraft.core.Configuration current, io.wheelraft.core.Configuration target) {
+        for (PeerId p : target.witnesses()) {
+            if (current.containsAnywhere(p) && !current.isWitness(p)) {
+                return p + " is a data member and cannot become a witness in place; remove it, then add it as a witness";
+            }
+        }
+        for (PeerId p : current.witnesses()) {
+            if (target.containsAnywhere(p) && !target.isWitness(p)) {
+                return p + " is a witness (it holds no data) and cannot become a data member in place; remove it, then add it back";
+            }
+        }
+        return null;
+    }
+
     /** Why a vote or pre-vote from {@code candidate} is refused because it is a witness, or null. */
     static String voteRefusal(PeerId candidate, Membership m) {
         return m.isWitness(candidate) ? candidate + " is a witness and may not lead" : null;
