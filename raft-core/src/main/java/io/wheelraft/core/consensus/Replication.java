@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * appends within a bounded window, heartbeats, fast backtracking on conflicts, and the
  * check-quorum question. Lives only while its node leads one term; owned by the node's lane.
  */
-final class Replication {
+final class Replication implements PriorityHandover.Followers {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replication.class);
 
@@ -34,6 +34,9 @@ final class Replication {
     /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
     private List<PeerId> otherVoters = List.of();
     private Map<PeerId, Integer> turns = Map.of();
+    private Membership membership;
+    /** Hands leadership to a caught-up voter of higher election priority. */
+    private final PriorityHandover handover;
 
     Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -41,6 +44,7 @@ final class Replication {
         this.out = out;
         this.term = term;
         this.repairs = new RepairTracker(config.self());
+        this.handover = new PriorityHandover(config.self(), config.electionTimeoutMs());
         updateMembers(membership, nowMs);
     }
 
@@ -55,23 +59,25 @@ final class Replication {
         List<PeerId> voters = new ArrayList<>(membership.voters());
         voters.remove(config.self());
         otherVoters = voters;
+        this.membership = membership;
         rankTurns();
     }
 
     /**
-     * Ranks the voters for the next failover: most of the log first (match index), then by id;
-     * fenced (repairing) followers get none, they may not campaign. Computed once per heartbeat
+     * Ranks the voters for the next failover: by election priority, then most of the log (match
+     * index), then id; fenced (repairing) followers and those of priority 0 get none, they may not
+     * campaign. Computed once per heartbeat
      * round, so all followers get their turns from one snapshot and no two share one (unless a
      * heartbeat was still on its way when the leader failed).
      */
     private void rankTurns() {
         List<PeerId> ranked = new ArrayList<>(otherVoters.size());
         for (PeerId p : otherVoters) {
-            if (progress.containsKey(p) && !repairs.repairing(p)) {
+            if (progress.containsKey(p) && !repairs.repairing(p) && priority(p) > 0) {
                 ranked.add(p);
             }
         }
-        ranked.sort(java.util.Comparator.comparingLong((PeerId p) -> -progress.get(p).match).thenComparing(p -> p));
+        ranked.sort(ElectionPriority.preferredFirst(this::priority, this::match));
         Map<PeerId, Integer> t = new java.util.HashMap<>();
         for (int i = 0; i < ranked.size(); i++) {
             t.put(ranked.get(i), i + 1);
@@ -85,7 +91,36 @@ final class Replication {
         return Collections.unmodifiableMap(out);
     }
 
-    long match(PeerId peer) {
+    /** The voter this leader should hand leadership to now, or null (see {@link PriorityHandover#target}). */
+    PeerId handoverTarget(long commitIndex, boolean settled, long nowMs) {
+        return handover.target(this, commitIndex, settled, nowMs);
+    }
+
+    @Override
+    public Membership membership() {
+        return membership;
+    }
+
+    @Override
+    public int ownPriority() {
+        return ElectionPriority.own(membership, config);
+    }
+
+    /** A follower's effective election priority: the configuration's, else the one it advertised (see ElectionPriority). */
+    @Override
+    public int priority(PeerId peer) {
+        Progress pr = progress.get(peer);
+        return ElectionPriority.effective(membership, peer, pr == null ? ElectionPriority.UNKNOWN : pr.advertisedPriority);
+    }
+
+    /** Answers within the election timeout, and not fenced after a storage fault: fit to take over. */
+    @Override
+    public boolean healthy(PeerId peer, long nowMs) {
+        return recentlyActive(peer, nowMs) && !repairs.repairing(peer);
+    }
+
+    @Override
+    public long match(PeerId peer) {
         Progress pr = progress.get(peer);
         return pr == null ? 0 : pr.match;
     }
@@ -235,6 +270,9 @@ final class Replication {
             return false;
         }
         pr.lastResponseMs = nowMs;
+        if (resp.hasElectionPriority()) {
+            pr.advertisedPriority = resp.getElectionPriority();
+        }
         boolean repaired = repairs.onAnswer(peer, resp.getRepairing(), log.lastIndex());
         boolean heartbeat = req.getHeartbeat();
         if (heartbeat) {

@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 
 /**
  * A deterministic cluster of real {@link NodeImpl}s on one thread: a manual clock drives the
@@ -41,7 +42,8 @@ public final class SimCluster {
     private final Random random;
     private final List<PeerId> peers = new ArrayList<>();
     private final IntFunction<StateMachine> stateMachines;
-    private final Consumer<NodeOptions> tuning;
+    /** Adjusts member {@code i}'s options before each start. */
+    private final ObjIntConsumer<NodeOptions> tuning;
     private final int initialVoters;
     /** Null: every member keeps its in-memory storage across crashes. */
     private final StorageFactory storageFactory;
@@ -106,6 +108,17 @@ public final class SimCluster {
     /** The general form: joining members beyond {@code initialVoters}, storage from {@code storageFactory} (null: in memory). */
     public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning,
                       StorageFactory storageFactory) {
+        this(seed, size, initialVoters, stateMachines, (o, i) -> tuning.accept(o), storageFactory);
+    }
+
+    /**
+     * As the general form, with options adjusted per member: {@code memberTuning} gets member
+     * {@code i}'s options (and {@code i}) before each start, e.g. to give members different
+     * election priorities.
+     */
+    public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, ObjIntConsumer<NodeOptions> memberTuning,
+                      StorageFactory storageFactory) {
+
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
@@ -118,7 +131,7 @@ public final class SimCluster {
         this.runtime = new SimRuntime(random.nextLong());
         this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
         this.stateMachines = stateMachines;
-        this.tuning = tuning;
+        this.tuning = memberTuning;
         this.storageFactory = storageFactory;
         for (int i = 0; i < size; i++) {
             peers.add(new PeerId("n" + (i + 1), 1000 + i + 1));
@@ -150,7 +163,7 @@ public final class SimCluster {
                 .timer(runtime.timer())
                 .snapshotIntervalSecs(0)
                 .randomSeed(seed * 1_000_003L + i * 7919L + restarts);
-        tuning.accept(o);
+        tuning.accept(o, i);
         m.node = new NodeImpl(GROUP, id, o, network.transport(id.endpoint()), runtime).start();
         m.up = true;
     }
