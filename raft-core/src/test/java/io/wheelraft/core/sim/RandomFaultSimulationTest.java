@@ -215,7 +215,8 @@ class RandomFaultSimulationTest {
         return true;
     }
 
-    private static void injectFault(SimCluster c, Random r) {
+    /** One random fault: a crash (kill or hang), a power loss, a restart, a partition, a heal, a broken connection, loss or latency. */
+    static void injectFault(SimCluster c, Random r) {
         int n = c.size();
         switch (r.nextInt(9)) {
             case 0, 1 -> {
