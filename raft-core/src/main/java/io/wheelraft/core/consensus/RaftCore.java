@@ -56,7 +56,6 @@ public final class RaftCore {
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
 
-
     public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
         this(config, log, term, votedFor, memberships, appliedIndex, false, nowMs);
