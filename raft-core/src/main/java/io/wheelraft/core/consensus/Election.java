@@ -329,8 +329,11 @@ final class Election {
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
         // The broken-connection flag stays: if this round fails (or we yield a split vote) the old
         // leader is still gone, and we must back the next candidate without waiting out T.
-        if (core.repairing() || ownPriority() == 0) {
+        if (core.repairing()) {
             return;
+        }
+        if (ownPriority() == 0) {
+            return; // never leads (see ElectionPriority)
         }
         // Durable first: if the write fails nothing of the new term exists, here or on the wire.
         core.enterNextTerm();
@@ -371,13 +374,13 @@ final class Election {
      */
     RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
         PeerId candidate = PeerId.parse(req.getServerId());
-        if (core.repairing()) {
-            // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
-            return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
-        }
         if (ElectionPriority.configuredNeverLeads(core.membership(), candidate)) {
             // Only liveness rides on this (refusing is always safe): the configuration says it never leads.
             return voteResponse(req.getPreVote(), false, "the configuration gives " + candidate + " election priority 0 (or makes it a witness)");
+        }
+        if (core.repairing()) {
+            // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
+            return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
         }
         if (req.getPreVote()) {
             return preVote(req, candidate, nowMs, replyTo);
@@ -577,8 +580,11 @@ final class Election {
 
     /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
     TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
-        if (req.getTerm() != core.term() || core.role() != Role.FOLLOWER || !core.membership().isVoter(self) || ownPriority() == 0) {
+        if (req.getTerm() != core.term() || core.role() != Role.FOLLOWER || !core.membership().isVoter(self)) {
             return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(false).build();
+        }
+        if (ownPriority() == 0) {
+            return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(false).build(); // never leads
         }
         becomeCandidate(nowMs, true);
         return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(true).build();

@@ -63,7 +63,7 @@ final class CoreNode {
         return create(config, new Configuration(members), term, logTerms, repairing, nowMs);
     }
 
-    /** A node whose membership is {@code conf} (with its witness marks and priorities). */
+    /** As above, in configuration {@code conf} (with its witness marks and priorities). */
     static CoreNode create(RaftConfig config, Configuration conf, long term, long[] logTerms, boolean repairing, long nowMs) {
         CoreNode n = new CoreNode(config.self(), config);
         List<LogEntry> entries = new ArrayList<>();
