@@ -215,7 +215,6 @@ class RandomFaultSimulationTest {
         return true;
     }
 
-    /** One random fault: a crash (kill or hang), a power loss, a restart, a partition, a heal, a broken connection, loss or latency. */
     static void injectFault(SimCluster c, Random r) {
         int n = c.size();
         switch (r.nextInt(9)) {
