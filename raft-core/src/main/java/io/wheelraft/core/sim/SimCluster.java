@@ -118,7 +118,6 @@ public final class SimCluster {
      */
     public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, ObjIntConsumer<NodeOptions> memberTuning,
                       StorageFactory storageFactory) {
-
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
