@@ -88,7 +88,10 @@ public final class NodeOptions {
 
     /**
      * This node's election priority while the configuration sets none for it: 0 never leads,
-     * higher is preferred among caught-up members. Default {@link #DEFAULT_ELECTION_PRIORITY}.
+     * higher is preferred among caught-up members. The node tells the leader in its AppendEntries
+     * answers; the leader ranks failover by it and hands leadership over to a caught-up member
+     * of higher priority (see docs/architecture.md, Election priorities). Default
+     * {@link #DEFAULT_ELECTION_PRIORITY}.
      */
     public int electionPriority() { return electionPriority; }
     public NodeOptions electionPriority(int v) { electionPriority = v; return this; }

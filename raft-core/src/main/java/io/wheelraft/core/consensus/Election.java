@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * role stay in the core, which this changes only through its transitions. Not thread-safe: owned
  * by the core, on the node's Raft lane.
  *
- * <p>Failover order: the leader tells each voter its turn (1, 2, ...: by log position, then id).
+ * <p>Failover order: the leader tells each voter its turn (1, 2, ...: by election priority, then
+ * log position, then id; see {@link ElectionPriority}; priority 0 never campaigns).
  * After a broken leader connection turn k pre-votes (k - 1) slots after the break; after a silent
  * leader, at the election timeout plus a small margin plus (k - 1) slots. A voter asked before it
  * sees the leader lost itself holds its pre-vote answer for a short window ({@link HeldVotes}).
@@ -113,7 +114,7 @@ final class Election {
     /**
      * After the leader's connection broke, how long this follower waits before its pre-vote:
      * (turn - 1) failover slots, the turn as the leader last told it; without one (no heartbeat
-     * since a restart or a leader change), the place among the surviving voters by id. The first
+     * since a restart or a leader change), the place among the surviving voters by known election priority, then id. The first
      * goes at once; each next one only if no one before it is campaigning ({@link #deferring}).
      * The voters hold their answer until they see the break too, so the first candidate need not
      * wait for them. The shell adds a few ms of jitter ({@link #campaignJitterBoundMs}).
@@ -129,16 +130,32 @@ final class Election {
 
     private int turnOrPlace() {
         int known = knownTurn();
-        if (known > 0) {
-            return known;
+        return known > 0 ? known : ElectionPriority.place(core.membership(), self, core.leader(), ownPriority());
+    }
+
+    /** This node's effective election priority under its latest configuration (0: never campaigns). */
+    private int ownPriority() {
+        return ElectionPriority.own(core.membership(), config);
+    }
+
+    /**
+     * The randomised election timer fired with the leader silent, and this follower has no turn
+     * from it: if it knows voters preferred to it ({@link ElectionPriority#knownPreferred}), it
+     * waits one failover slot per such voter (a wake-up then starts its pre-vote), so that a
+     * preferred survivor campaigns first and it still campaigns if they are gone.
+     *
+     * @return true if it waits (the caller starts no pre-vote now)
+     */
+    boolean waitsForPreferred(long nowMs) {
+        if (knownTurn() > 0 || campaignAtMs != Long.MAX_VALUE) {
+            return false; // a turn already orders us, or the wait (or an earlier start) is planned
         }
-        int before = 0;
-        for (PeerId p : core.membership().voters()) {
-            if (!p.equals(self) && !p.equals(core.leader()) && p.compareTo(self) < 0 && !core.membership().isWitness(p)) {
-                before++;
-            }
+        int ahead = ElectionPriority.knownPreferred(core.membership(), self, core.leader(), ownPriority());
+        if (ahead == 0) {
+            return false;
         }
-        return before + 1;
+        campaignAtMs = nowMs + ahead * config.failoverSlotMs();
+        return true;
     }
 
     /**
@@ -299,6 +316,10 @@ final class Election {
         if (core.repairing() || !removed.mayCampaign(m) || WitnessRules.neverLeads(config, m)) {
             return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member; a witness holds no data
         }
+        if (ownPriority() == 0) {
+            preVoteLog.info(nowMs, "{} does not campaign: its election priority is 0 (it never leads)", self);
+            return;
+        }
         tally = new VoteTally(true, core.term() + 1, self);
         preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
         if (tally.outcome(m) == VoteTally.Outcome.WON) {
@@ -313,6 +334,9 @@ final class Election {
         // leader is still gone, and we must back the next candidate without waiting out T.
         if (core.repairing() || WitnessRules.neverLeads(config, core.membership())) {
             return;
+        }
+        if (ownPriority() == 0) {
+            return; // never leads (see ElectionPriority)
         }
         // Durable first: if the write fails nothing of the new term exists, here or on the wire.
         core.enterNextTerm();
@@ -353,6 +377,10 @@ final class Election {
      */
     RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
         PeerId candidate = PeerId.parse(req.getServerId());
+        if (ElectionPriority.configuredNeverLeads(core.membership(), candidate)) {
+            // Only liveness rides on this (refusing is always safe): the configuration says it never leads.
+            return voteResponse(req.getPreVote(), false, "the configuration gives " + candidate + " election priority 0 (or makes it a witness)");
+        }
         if (core.repairing()) {
             // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
             return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
@@ -563,6 +591,9 @@ final class Election {
         if (req.getTerm() != core.term() || core.role() != Role.FOLLOWER || !core.membership().isVoter(self)
                 || WitnessRules.neverLeads(config, core.membership())) {
             return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(false).build();
+        }
+        if (ownPriority() == 0) {
+            return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(false).build(); // never leads
         }
         becomeCandidate(nowMs, true);
         return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(true).build();

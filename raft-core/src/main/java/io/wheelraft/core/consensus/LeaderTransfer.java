@@ -22,6 +22,28 @@ final class LeaderTransfer {
         this.out = out;
     }
 
+    /**
+     * Why leadership cannot go to {@code target} now, or null if it can: it must be a voting
+     * member, not repairing after a storage fault, of election priority above 0, and no other
+     * transfer may be under way.
+     */
+    Status refusal(PeerId target, Membership m, boolean targetRepairing, int targetPriority) {
+        if (!m.current().contains(target)) {
+            return Status.error(RaftError.INVALID_ARGUMENT, "%s is not a voting member of %s", target, m.current());
+        } else if (targetRepairing) {
+            return Status.error(RaftError.INVALID_ARGUMENT,
+                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target);
+        } else if (m.isWitness(target)) {
+            return WitnessRules.transferRefused(target);
+        } else if (targetPriority == 0) {
+            return Status.error(RaftError.INVALID_ARGUMENT, "%s never leads: %s; choose a member of election priority 1 or more",
+                    target, m.isWitness(target) ? "it is a witness" : "its election priority is 0");
+        } else if (active()) {
+            return Status.error(RaftError.LEADER_TRANSFERRING, "a transfer to %s is already in progress", target());
+        }
+        return null;
+    }
+
     boolean active() {
         return target != null;
     }

@@ -28,6 +28,8 @@ final class Progress {
     long ackedRound;
     /** The latest heartbeat-timer round (not a read round) it answered: the lease counts from these. */
     long ackedLeaseRound;
+    /** The election priority the follower's own options give it, from its answers ({@link ElectionPriority#UNKNOWN}: not heard). */
+    int advertisedPriority = ElectionPriority.UNKNOWN;
 
     Progress(long next, long nowMs) {
         this.next = next;

@@ -9,12 +9,14 @@ import io.wheelraft.core.PeerId;
  * @param connectionLostGraceMs after the transport reports the leader's connection broke, how long
  *                              with no word from it before it counts as lost
  * @param witness               this node runs as a witness ({@link NodeOptions#witness()}, see {@link WitnessRules})
+ * @param electionPriority      this node's own election priority ({@link NodeOptions#electionPriority()}):
+ *                              in effect while the configuration sets none for it (see {@link ElectionPriority})
  */
 public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int connectionLostGraceMs,
                          int maxInflightAppends, int maxEntriesPerAppend, int maxBytesPerAppend,
-                         boolean leaseReads, int leaseClockDriftMs, boolean witness) {
+                         boolean leaseReads, int leaseClockDriftMs, boolean witness, int electionPriority) {
 
-    /** A data node's settings (not a witness). */
+    /** A data node's settings (not a witness), with the default election priority. */
     public RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int connectionLostGraceMs,
                       int maxInflightAppends, int maxEntriesPerAppend, int maxBytesPerAppend,
                       boolean leaseReads, int leaseClockDriftMs) {
@@ -22,10 +24,24 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
                 maxBytesPerAppend, leaseReads, leaseClockDriftMs, false);
     }
 
+    /** With the default election priority. */
+    public RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int connectionLostGraceMs,
+                      int maxInflightAppends, int maxEntriesPerAppend, int maxBytesPerAppend,
+                      boolean leaseReads, int leaseClockDriftMs, boolean witness) {
+        this(groupId, self, electionTimeoutMs, connectionLostGraceMs, maxInflightAppends, maxEntriesPerAppend,
+                maxBytesPerAppend, leaseReads, leaseClockDriftMs, witness, NodeOptions.DEFAULT_ELECTION_PRIORITY);
+    }
+
     public static RaftConfig from(String groupId, PeerId self, NodeOptions o) {
         return new RaftConfig(groupId, self, o.electionTimeoutMs(), o.connectionLostGraceMs(),
                 o.maxInflightAppends(), o.maxEntriesPerAppend(), o.maxBytesPerAppend(),
-                o.readOnlyOption() == io.wheelraft.core.ReadOnlyOption.LEASE, o.leaseClockDriftMs(), o.witness());
+                o.readOnlyOption() == io.wheelraft.core.ReadOnlyOption.LEASE, o.leaseClockDriftMs(), o.witness(), o.electionPriority());
+    }
+
+    /** The same settings with another own election priority (the node's options say it; tests use this). */
+    public RaftConfig withElectionPriority(int priority) {
+        return new RaftConfig(groupId, self, electionTimeoutMs, connectionLostGraceMs, maxInflightAppends, maxEntriesPerAppend,
+                maxBytesPerAppend, leaseReads, leaseClockDriftMs, witness, priority);
     }
 
     /**

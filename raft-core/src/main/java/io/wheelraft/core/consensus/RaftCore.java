@@ -155,7 +155,7 @@ public final class RaftCore {
         checkTransfer(nowMs);
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
         if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
-                && !election.deferring(nowMs)) {
+                && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs)) {
             election.startPreVote(nowMs);
         }
     }
@@ -172,6 +172,7 @@ public final class RaftCore {
         if (role == Role.LEADER) {
             replication.heartbeatAll(commitIndex, nowMs);
             changer.advance(nowMs); // also enforces the catch-up deadline
+            handOverToPreferred(nowMs);
         }
         checkTransfer(nowMs);
     }
@@ -522,7 +523,7 @@ public final class RaftCore {
             reportCommit();
         }
         AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
-                .setTerm(term).setSuccess(true).setLastLogIndex(lastNew).setSequence(req.getSequence()).build();
+                .setTerm(term).setSuccess(true).setLastLogIndex(lastNew).setSequence(req.getSequence()).setElectionPriority(config.electionPriority()).build();
         return new AppendResult(resp, lastNew);
     }
 
@@ -530,7 +531,7 @@ public final class RaftCore {
         AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
                 .setTerm(term).setSuccess(false).setLastLogIndex(log.lastIndex())
                 .setConflictTerm(conflictTerm).setConflictIndex(conflictIndex)
-                .setSequence(req.getSequence()).build();
+                .setSequence(req.getSequence()).setElectionPriority(config.electionPriority()).build();
         return new AppendResult(resp, 0);
     }
 
@@ -690,25 +691,24 @@ public final class RaftCore {
      * TIMEOUT after an election timeout, when this leader resumes).
      */
     public void transferLeadership(PeerId target, Closure done, long nowMs) {
-        if (role != Role.LEADER) {
-            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.notLeader(leader)));
-        } else if (target.equals(self)) {
-            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.ok()));
-        } else if (!memberships.current().current().contains(target)) {
-            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is not a voting member of %s", target, memberships.current().current())));
-        } else if (memberships.current().isWitness(target)) {
-            out.event(new Ready.TransferDone(done, WitnessRules.transferRefused(target)));
-        } else if (replication.repairing(target)) {
-            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
-                    "%s is repairing its log after a storage fault and cannot take leadership until repaired", target)));
-        } else if (transfer.active()) {
-            out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.LEADER_TRANSFERRING,
-                    "a transfer to %s is already in progress", transfer.target())));
+        io.wheelraft.core.Status answerNow = role != Role.LEADER ? io.wheelraft.core.Status.notLeader(leader)
+                : target.equals(self) ? io.wheelraft.core.Status.ok()
+                : transfer.refusal(target, memberships.current(), replication.repairing(target), replication.priority(target));
+        if (answerNow != null) {
+            out.event(new Ready.TransferDone(done, answerNow));
         } else {
             transfer.begin(target, done, nowMs + config.electionTimeoutMs());
             LOG.info("{} transfers leadership of term {} to {}", self, term, target);
             maybeSendTimeoutNow();
+        }
+    }
+
+    /** A leader hands leadership to a caught-up voter of higher election priority (see {@link PriorityHandover}). */
+    private void handOverToPreferred(long nowMs) {
+        boolean settled = log.term(commitIndex) == term && !transfer.active() && !changer.inProgress() && changeAwaitingTermCommit == null;
+        PeerId to = replication.handoverTarget(commitIndex, settled, nowMs);
+        if (to != null) {
+            transferLeadership(to, status -> { }, nowMs);
         }
     }
 

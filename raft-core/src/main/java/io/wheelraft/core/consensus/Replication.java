@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * appends within a bounded window, heartbeats, fast backtracking on conflicts, and the
  * check-quorum question. Lives only while its node leads one term; owned by the node's lane.
  */
-final class Replication {
+final class Replication implements PriorityHandover.Followers {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replication.class);
 
@@ -36,6 +36,9 @@ final class Replication {
     private Map<PeerId, Integer> turns = Map.of();
     /** Members that are witnesses: they get entry headers without payloads, and no failover turn. */
     private java.util.Set<PeerId> witnesses = java.util.Set.of();
+    private Membership membership;
+    /** Hands leadership to a caught-up voter of higher election priority. */
+    private final PriorityHandover handover;
 
     Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -43,6 +46,7 @@ final class Replication {
         this.out = out;
         this.term = term;
         this.repairs = new RepairTracker(config.self());
+        this.handover = new PriorityHandover(config.self(), config.electionTimeoutMs());
         updateMembers(membership, nowMs);
     }
 
@@ -58,23 +62,25 @@ final class Replication {
         voters.remove(config.self());
         otherVoters = voters;
         witnesses = WitnessRules.witnessesOf(membership);
+        this.membership = membership;
         rankTurns();
     }
 
     /**
-     * Ranks the voters for the next failover: most of the log first (match index), then by id;
-     * fenced (repairing) followers and witnesses get none, they may not campaign. Computed once per heartbeat
+     * Ranks the voters for the next failover: by election priority, then most of the log (match
+     * index), then id; fenced (repairing) followers, witnesses and those of priority 0 get none,
+     * they may not campaign. Computed once per heartbeat
      * round, so all followers get their turns from one snapshot and no two share one (unless a
      * heartbeat was still on its way when the leader failed).
      */
     private void rankTurns() {
         List<PeerId> ranked = new ArrayList<>(otherVoters.size());
         for (PeerId p : otherVoters) {
-            if (progress.containsKey(p) && !repairs.repairing(p) && !witnesses.contains(p)) {
+            if (progress.containsKey(p) && !repairs.repairing(p) && !witnesses.contains(p) && priority(p) > 0) {
                 ranked.add(p);
             }
         }
-        ranked.sort(java.util.Comparator.comparingLong((PeerId p) -> -progress.get(p).match).thenComparing(p -> p));
+        ranked.sort(ElectionPriority.preferredFirst(this::priority, this::match));
         Map<PeerId, Integer> t = new java.util.HashMap<>();
         for (int i = 0; i < ranked.size(); i++) {
             t.put(ranked.get(i), i + 1);
@@ -88,7 +94,36 @@ final class Replication {
         return Collections.unmodifiableMap(out);
     }
 
-    long match(PeerId peer) {
+    /** The voter this leader should hand leadership to now, or null (see {@link PriorityHandover#target}). */
+    PeerId handoverTarget(long commitIndex, boolean settled, long nowMs) {
+        return handover.target(this, commitIndex, settled, nowMs);
+    }
+
+    @Override
+    public Membership membership() {
+        return membership;
+    }
+
+    @Override
+    public int ownPriority() {
+        return ElectionPriority.own(membership, config);
+    }
+
+    /** A follower's effective election priority: the configuration's, else the one it advertised (see ElectionPriority). */
+    @Override
+    public int priority(PeerId peer) {
+        Progress pr = progress.get(peer);
+        return ElectionPriority.effective(membership, peer, pr == null ? ElectionPriority.UNKNOWN : pr.advertisedPriority);
+    }
+
+    /** Answers within the election timeout, and not fenced after a storage fault: fit to take over. */
+    @Override
+    public boolean healthy(PeerId peer, long nowMs) {
+        return recentlyActive(peer, nowMs) && !repairs.repairing(peer);
+    }
+
+    @Override
+    public long match(PeerId peer) {
         Progress pr = progress.get(peer);
         return pr == null ? 0 : pr.match;
     }
@@ -239,6 +274,9 @@ final class Replication {
             return false;
         }
         pr.lastResponseMs = nowMs;
+        if (resp.hasElectionPriority()) {
+            pr.advertisedPriority = resp.getElectionPriority();
+        }
         boolean repaired = repairs.onAnswer(peer, resp.getRepairing(), log.lastIndex());
         boolean heartbeat = req.getHeartbeat();
         if (heartbeat) {

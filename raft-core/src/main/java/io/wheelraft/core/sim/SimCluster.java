@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 
 /**
  * A deterministic cluster of real {@link NodeImpl}s on one thread: a manual clock drives the
@@ -41,7 +42,8 @@ public final class SimCluster {
     private final Random random;
     private final List<PeerId> peers = new ArrayList<>();
     private final IntFunction<StateMachine> stateMachines;
-    private final Consumer<NodeOptions> tuning;
+    /** Adjusts member {@code i}'s options before each start. */
+    private final ObjIntConsumer<NodeOptions> tuning;
     private final int initialVoters;
     /** Members that run as witnesses (NodeOptions.witness); those among the initial voters are marked in its configuration. */
     private final java.util.Set<Integer> witnesses;
@@ -112,6 +114,16 @@ public final class SimCluster {
     }
 
     /**
+     * As the general form, with options adjusted per member: {@code memberTuning} gets member
+     * {@code i}'s options (and {@code i}) before each start, e.g. to give members different
+     * election priorities.
+     */
+    public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, ObjIntConsumer<NodeOptions> memberTuning,
+                      StorageFactory storageFactory) {
+        this(seed, size, initialVoters, java.util.Set.of(), stateMachines, memberTuning, storageFactory);
+    }
+
+    /**
      * A cluster with witnesses: members whose index is in {@code witnesses} run as witnesses
      * ({@link NodeOptions#witness}); those among the first {@code initialVoters} are marked as
      * witnesses in the initial configuration, the others start empty and are added later (e.g.
@@ -119,6 +131,12 @@ public final class SimCluster {
      */
     public SimCluster(long seed, int size, int initialVoters, java.util.Set<Integer> witnesses, IntFunction<StateMachine> stateMachines,
                       Consumer<NodeOptions> tuning, StorageFactory storageFactory) {
+        this(seed, size, initialVoters, witnesses, stateMachines, (o, i) -> tuning.accept(o), storageFactory);
+    }
+
+    /** The most general form: witnesses, and options adjusted per member (see the forms above). */
+    public SimCluster(long seed, int size, int initialVoters, java.util.Set<Integer> witnesses, IntFunction<StateMachine> stateMachines,
+                      ObjIntConsumer<NodeOptions> memberTuning, StorageFactory storageFactory) {
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
@@ -132,7 +150,7 @@ public final class SimCluster {
         this.runtime = new SimRuntime(random.nextLong());
         this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
         this.stateMachines = stateMachines;
-        this.tuning = tuning;
+        this.tuning = memberTuning;
         this.storageFactory = storageFactory;
         for (int i = 0; i < size; i++) {
             peers.add(new PeerId("n" + (i + 1), 1000 + i + 1));
@@ -165,7 +183,7 @@ public final class SimCluster {
                 .timer(runtime.timer())
                 .snapshotIntervalSecs(0)
                 .randomSeed(seed * 1_000_003L + i * 7919L + restarts);
-        tuning.accept(o);
+        tuning.accept(o, i);
         m.node = new NodeImpl(GROUP, id, o, network.transport(id.endpoint()), runtime).start();
         m.up = true;
     }

@@ -1,0 +1,120 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.PeerId;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** The leader's choice of a voter to hand leadership to, over a fake view of its followers. */
+class PriorityHandoverTest {
+
+    private static final long T = 100;
+    private static final PeerId N1 = PeerId.parse("n1:1");
+    private static final PeerId N2 = PeerId.parse("n2:2");
+    private static final PeerId N3 = PeerId.parse("n3:3");
+
+    /** N1 leads; priorities, matches and health as the test sets them. */
+    private static final class Followers implements PriorityHandover.Followers {
+        Membership membership = Membership.of(Configuration.parse("n1:1,n2:2,n3:3"));
+        final Map<PeerId, Integer> priority = new HashMap<>(Map.of(N1, 1, N2, 1, N3, 1));
+        final Map<PeerId, Long> match = new HashMap<>(Map.of(N2, 10L, N3, 10L));
+        final Set<PeerId> unhealthy = new HashSet<>();
+
+        @Override
+        public Membership membership() {
+            return membership;
+        }
+
+        @Override
+        public int ownPriority() {
+            return priority.get(N1);
+        }
+
+        @Override
+        public int priority(PeerId peer) {
+            return priority.get(peer);
+        }
+
+        @Override
+        public long match(PeerId peer) {
+            return match.getOrDefault(peer, 0L);
+        }
+
+        @Override
+        public boolean healthy(PeerId peer, long nowMs) {
+            return !unhealthy.contains(peer);
+        }
+    }
+
+    @Test
+    void equalPrioritiesNeverHandOver() {
+        PriorityHandover h = new PriorityHandover(N1, T);
+        Followers f = new Followers();
+        for (long now = 0; now < 100 * T; now += T / 10) {
+            assertNull(h.target(f, 10, true, now));
+        }
+        assertEquals(0, h.attempts());
+    }
+
+    @Test
+    void theMostPreferredCaughtUpHealthyVoterIsChosen() {
+        PriorityHandover h = new PriorityHandover(N1, T);
+        Followers f = new Followers();
+        f.priority.put(N2, 3);
+        f.priority.put(N3, 5);
+        f.match.put(N3, 9L);
+        assertEquals(N2, h.target(f, 10, true, 0), "n3 lacks committed entries: n2, also higher than the leader, goes");
+
+        PriorityHandover h2 = new PriorityHandover(N1, T);
+        f.match.put(N3, 10L);
+        f.unhealthy.add(N3);
+        assertEquals(N2, h2.target(f, 10, true, 0), "n3 does not answer");
+
+        PriorityHandover h3 = new PriorityHandover(N1, T);
+        f.unhealthy.clear();
+        assertEquals(N3, h3.target(f, 10, true, 0));
+    }
+
+    @Test
+    void aLeaderOfPriorityZeroHandsOverToAnyoneEligible() {
+        PriorityHandover h = new PriorityHandover(N1, T);
+        Followers f = new Followers();
+        f.priority.put(N1, 0);
+        f.priority.put(N3, 0);
+        assertEquals(N2, h.target(f, 10, true, 0));
+    }
+
+    @Test
+    void nothingHappensWhileUnsettledOrJoint() {
+        PriorityHandover h = new PriorityHandover(N1, T);
+        Followers f = new Followers();
+        f.priority.put(N2, 5);
+        assertNull(h.target(f, 10, false, 0), "a transfer or membership change is under way, or nothing of this term is committed");
+        f.membership = new Membership(Configuration.parse("n1:1,n2:2,n3:3"), Configuration.parse("n1:1,n2:2"), 4);
+        assertNull(h.target(f, 10, true, 0), "joint configuration");
+        assertEquals(0, h.attempts());
+    }
+
+    @Test
+    void afterAnAttemptTheNextWaitsTwiceAsLongEachTimeUpTo32Timeouts() {
+        PriorityHandover h = new PriorityHandover(N1, T);
+        Followers f = new Followers();
+        f.priority.put(N2, 5);
+        long now = 0;
+        assertEquals(N2, h.target(f, 10, true, now));
+        long[] waits = {2 * T, 4 * T, 8 * T, 16 * T, 32 * T, 32 * T};
+        for (long wait : waits) {
+            assertNull(h.target(f, 10, true, now + wait - 1), "too early after " + h.attempts() + " attempt(s)");
+            now += wait;
+            assertEquals(N2, h.target(f, 10, true, now));
+        }
+        assertEquals(7, h.attempts());
+    }
+}
