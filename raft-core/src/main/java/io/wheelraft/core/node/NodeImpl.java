@@ -557,6 +557,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
         CompletableFuture<RequestVoteResponse> f = new CompletableFuture<>();
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}/{}: {} request of term {} from {} arrived", groupId, self, request.getPreVote() ? "pre-vote" : "vote",
+                    request.getTerm(), request.getServerId());
+        }
         lane.execute(() -> {
             if (halted) {
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));

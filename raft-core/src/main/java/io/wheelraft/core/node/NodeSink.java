@@ -39,8 +39,12 @@ final class NodeSink implements ReadyCarrier.Sink {
 
     @Override
     public void persistHardState(long term, PeerId votedFor) {
+        long start = System.nanoTime();
         p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
         p.mirror().term = term;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
+        }
     }
 
     @Override
