@@ -119,5 +119,8 @@ final class NodeSink implements ReadyCarrier.Sink {
                     "stepped down in term %d", newTerm)));
         }
         LOG.info("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+        if (newLeader != null) {
+            p.outbox().warmVotePath(); // peers that were down at our start are up now (one leads)
+        }
     }
 }
