@@ -54,6 +54,12 @@ final class Election {
      * when it does, we become candidate (our own vote counts like any voter's); MAX_VALUE: none.
      */
     private long candidacyAtMs = Long.MAX_VALUE;
+    /**
+     * When a candidate whose log is behind ours asked for our pre-vote because the leader's
+     * connection broke, before we saw the break ourselves: seeing it soon after, we campaign at
+     * the end of our hold rather than at our later turn (the candidate cannot win).
+     */
+    private long behindAskedBeforeBreakMs = Long.MIN_VALUE / 2;
     /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
     private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
     /**
@@ -207,6 +213,9 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
+        if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
+            campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
+        }
         LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", self, core.leader(),
                 nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
         decideHeld(nowMs, false); // held pre-votes waited for this
@@ -456,6 +465,10 @@ final class Election {
             // The same, but our own hold after the break is not over yet: campaign when it is,
             // rather than a slot later at our own turn.
             campaignAtMs = lostForVotingAtMs();
+        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
+                && leaderConnectionLostMs < 0) {
+            // The same, but the candidate's break report came before ours (see onConnectionLost).
+            behindAskedBeforeBreakMs = nowMs;
         }
         return answer;
     }

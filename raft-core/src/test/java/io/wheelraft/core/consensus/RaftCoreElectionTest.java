@@ -498,6 +498,41 @@ class RaftCoreElectionTest {
     }
 
 
+    /** The same when the candidate's pre-vote arrives just before this voter sees the break itself. */
+    @Test
+    void aVoterAheadThatSeesTheBreakJustAfterRefusingACandidateBehindCampaignsWhenItsHoldEnds() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
+        // the break reaches this voter 80 ms after the last heartbeat, so its own turn (a slot later) comes after its hold
+        assertFalse(ahead.core.handleRequestVote(behind, 180, answer::complete).getGranted(), "a candidate missing entry 2 must not win");
+        ahead.core.onConnectionLost(N1.endpoint(), 182);
+        assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its hold ended");
+        long holdEnds = 100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        ahead.fx.drain();
+        assertTrue(ahead.fx.wakes.contains(holdEnds), "no wake-up at the end of the hold: " + ahead.fx.wakes);
+        assertTrue(holdEnds < 182 + ahead.core.campaignDelayAfterBreakMs(), "the hold must end before its own turn for this test to mean anything");
+        ahead.core.onWake(holdEnds);
+        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
+        assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+    }
+
+    /** A break seen long after a candidate behind asked is a new failure: the turns decide again. */
+    @Test
+    void anOldRefusalOfACandidateBehindDoesNotAdvanceALaterCampaign() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        ahead.core.handleRequestVote(behind, 110, new java.util.concurrent.CompletableFuture<RequestVoteResponse>()::complete);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 500);
+        ahead.core.onConnectionLost(N1.endpoint(), 505);
+        ahead.fx.drain();
+        long holdEnds = 500 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        ahead.core.onWake(holdEnds);
+        assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its turn on an old refusal");
+    }
+
     /**
      * After granting a vote a node refuses pre-votes for half a timeout, so its candidate can win
      * and announce itself; once the elected leader spoke that election is over, and a survivor of
