@@ -50,6 +50,17 @@ final class Election {
     private final HeldVotes held = new HeldVotes();
     /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
     private long campaignAtMs = Long.MAX_VALUE;
+    /**
+     * Our pre-vote won, but our own hold after the leader's last heartbeat has not passed yet:
+     * when it does, we become candidate (our own vote counts like any voter's); MAX_VALUE: none.
+     */
+    private long candidacyAtMs = Long.MAX_VALUE;
+    /**
+     * When a candidate whose log is behind ours asked for our pre-vote because the leader's
+     * connection broke, before we saw the break ourselves: seeing it soon after, we campaign at
+     * the end of our hold rather than at our later turn (the candidate cannot win).
+     */
+    private long behindAskedBeforeBreakMs = Long.MIN_VALUE / 2;
     /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
     private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
     /**
@@ -69,12 +80,14 @@ final class Election {
     /** The round in progress (if any) is over: the node became a follower of some term, or leader. */
     void endRound() {
         tally = null;
+        candidacyAtMs = Long.MAX_VALUE;
     }
 
     /** A leader of our term spoke: a reported break of its connection is old news, held pre-votes are refused. */
     void leaderHeard() {
         leaderConnectionLostMs = -1;
         campaignAtMs = Long.MAX_VALUE;
+        candidacyAtMs = Long.MAX_VALUE;
         decideHeld(core.lastLeaderContactMs(), true);
     }
 
@@ -220,6 +233,11 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
+        if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
+            campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
+        }
+        LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", self, core.leader(),
+                nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
         decideHeld(nowMs, false); // held pre-votes waited for this
         return true;
     }
@@ -246,6 +264,15 @@ final class Election {
      */
     void onWake(long nowMs) {
         decideHeld(nowMs, false);
+        if (nowMs >= candidacyAtMs) {
+            candidacyAtMs = Long.MAX_VALUE;
+            VoteTally t = tally;
+            if (core.role() == Role.FOLLOWER && t != null && t.preVote && t.term == core.term() + 1
+                    && t.outcome(core.membership()) == VoteTally.Outcome.WON) {
+                becomeCandidateOnceOwnHoldPassed(nowMs);
+                return;
+            }
+        }
         if (nowMs >= campaignAtMs) {
             campaignAtMs = Long.MAX_VALUE;
             if (core.role() == Role.FOLLOWER && leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
@@ -264,7 +291,7 @@ final class Election {
 
     /** When the core next needs {@link #onWake}: a held answer's deadline, or our silent-leader turn; MAX_VALUE if never. */
     long nextWakeMs() {
-        long at = Math.min(held.earliestDeadlineMs(), campaignAtMs);
+        long at = Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs);
         if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
             at = Math.min(at, silentTurnAtMs());
         }
@@ -298,6 +325,7 @@ final class Election {
                 }
             }
             RequestVoteResponse answer = preVote(h.request, PeerId.parse(h.request.getServerId()), nowMs, null);
+            LOG.debug("{} answers its held pre-vote for {}: {}", self, h.request.getServerId(), answer.getGranted() ? "granted" : answer.getReason());
             core.out().event(new Ready.VoteAnswered(h.replyTo, answer));
             if (answer.getGranted()) {
                 lastPreVoteBackedMs = nowMs;
@@ -308,7 +336,25 @@ final class Election {
     /** Is a pre-vote round of ours still waiting for answers? */
     boolean preVoting() {
         VoteTally t = tally;
-        return t != null && t.preVote && t.term == core.term() + 1 && t.outcome(core.membership()) == VoteTally.Outcome.PENDING;
+        return t != null && t.preVote && t.term == core.term() + 1
+                && (t.outcome(core.membership()) == VoteTally.Outcome.PENDING || candidacyAtMs != Long.MAX_VALUE);
+    }
+
+    /**
+     * Our pre-vote won: become candidate, but only once we, too, would back a candidate against
+     * the old leader ({@link #leaderLostForVoting}): our own vote is one of the election quorum,
+     * and the old leader's lease may rest on our acknowledgement of its last heartbeat (a quorum
+     * of the leader and us, while the other voters missed that heartbeat), so our own hold must
+     * pass like theirs. Until then we wait for a wake-up; the leader speaking cancels it.
+     */
+    private void becomeCandidateOnceOwnHoldPassed(long nowMs) {
+        if (leaderLostForVoting(nowMs)) {
+            candidacyAtMs = Long.MAX_VALUE;
+            becomeCandidate(nowMs, false);
+        } else {
+            candidacyAtMs = lostForVotingAtMs();
+            LOG.debug("{} won its pre-vote for term {}; campaigns when its own hold ends at {}", self, core.term() + 1, candidacyAtMs);
+        }
     }
 
     void startPreVote(long nowMs) {
@@ -321,6 +367,7 @@ final class Election {
             return;
         }
         tally = new VoteTally(true, core.term() + 1, self);
+        candidacyAtMs = Long.MAX_VALUE;
         preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
         if (tally.outcome(m) == VoteTally.Outcome.WON) {
             becomeCandidate(nowMs, false);
@@ -411,6 +458,7 @@ final class Election {
             }
             LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", self, tally.term, candidate);
             tally = null;
+            candidacyAtMs = Long.MAX_VALUE;
             core.out().retryElection(); // checks again after that round, in case it fails
         }
         boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
@@ -453,6 +501,10 @@ final class Election {
             // The same, but our own hold after the break is not over yet: campaign when it is,
             // rather than a slot later at our own turn.
             campaignAtMs = lostForVotingAtMs();
+        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
+                && leaderConnectionLostMs < 0) {
+            // The same, but the candidate's break report came before ours (see onConnectionLost).
+            behindAskedBeforeBreakMs = nowMs;
         }
         return answer;
     }
@@ -504,6 +556,7 @@ final class Election {
             // was about the old leader, and would otherwise depose the new one.
             leaderConnectionLostMs = -1;
             lastVoteGrantMs = nowMs;
+            LOG.debug("{} grants its vote of term {} to {}", self, core.term(), candidate);
             return voteResponse(false, true, "");
         }
         if (!canVote && logOk && core.role() == Role.CANDIDATE && self.equals(core.votedFor())
@@ -564,10 +617,13 @@ final class Election {
             return;
         }
         t.record(from, resp.getGranted());
+        LOG.debug("{} got {} {} from {} for term {}", self, t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term);
         switch (t.outcome(core.membership())) {
             case WON -> {
                 if (t.preVote) {
-                    becomeCandidate(nowMs, false);
+                    if (candidacyAtMs == Long.MAX_VALUE) {
+                        becomeCandidateOnceOwnHoldPassed(nowMs);
+                    }
                 } else {
                     core.becomeLeader(nowMs);
                 }

@@ -22,7 +22,10 @@ import java.util.List;
  * <ol>
  *   <li>{@link #hardState()} and {@link #repairing()} are written durably and synchronously
  *       before anything else of the batch happens; if that fails, nothing of the batch may leave
- *       (no message, no answer, no log write) and the node stops for good.</li>
+ *       (no message, no answer, no log write) and the node stops for good. The one exception is
+ *       a candidate's own vote requests ({@link #mayLeaveBeforeHardState}): they may leave
+ *       while the write of its new term and self-vote is under way, and the candidate counts
+ *       its own vote, and any answer, only once that write returned.</li>
  *   <li>{@link #events()} are bookkeeping (role, commit, membership, discarded entries,
  *       finished callers, held pre-vote answers, which change no durable state) and are
  *       handled in the order given.</li>
@@ -137,6 +140,23 @@ public final class Ready {
     /** Term and vote to persist first, or null if unchanged in this step. */
     public HardState hardState() {
         return hardState;
+    }
+
+    /**
+     * Whether {@code m} may leave before {@link #hardState()} is durable: it is a vote request
+     * (not a pre-vote) of the term being written, from the node the write records the vote for,
+     * that is, a candidate asking for votes in the term it is entering with its own vote. A
+     * request promises nothing (as in etcd raft with asynchronous storage writes, a message may
+     * leave before the local write, but a vote or acknowledgement counts only once durable): if
+     * the write fails, the node stops without having voted or counted anything in that term, and
+     * voters that granted it only wasted their vote of that term. The shell must still handle
+     * answers to these requests only after the write returned (on the Raft lane the write is
+     * synchronous, so they wait behind it). Everything else waits for the write.
+     */
+    public boolean mayLeaveBeforeHardState(Message m) {
+        return hardState != null && hardState.votedFor() != null && m instanceof VoteRequest v
+                && !v.request().getPreVote() && v.request().getTerm() == hardState.term()
+                && v.request().getServerId().equals(hardState.votedFor().toString());
     }
 
     /** The durable "fenced after a storage fault" flag to persist first, or null if unchanged. */

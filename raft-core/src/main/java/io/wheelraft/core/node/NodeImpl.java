@@ -157,7 +157,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, new PeerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
                 (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(),
                         transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), core.membership().isWitness(to), stillLeader, done),
-                leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm);
+                leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm,
+                new VotePathWarmup(groupId, self, transport, voteTimeoutMs(), this::handleRequestVote));
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
         intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
@@ -587,6 +588,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
         CompletableFuture<RequestVoteResponse> f = new CompletableFuture<>();
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}/{}: {} request of term {} from {} arrived", groupId, self, request.getPreVote() ? "pre-vote" : "vote",
+                    request.getTerm(), request.getServerId());
+        }
         lane.execute(() -> {
             if (halted) {
                 f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));

@@ -39,8 +39,12 @@ final class NodeSink implements ReadyCarrier.Sink {
 
     @Override
     public void persistHardState(long term, PeerId votedFor) {
+        long start = System.nanoTime();
         p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
         p.mirror().term = term;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
+        }
     }
 
     @Override
@@ -115,5 +119,8 @@ final class NodeSink implements ReadyCarrier.Sink {
                     "stepped down in term %d", newTerm)));
         }
         LOG.info("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+        if (newLeader != null) {
+            p.outbox().warmVotePath(); // peers that were down at our start are up now (one leads)
+        }
     }
 }

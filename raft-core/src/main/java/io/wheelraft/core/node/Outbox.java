@@ -51,6 +51,10 @@ final class Outbox {
     private final SenderFactory senderFactory;
     /** Is this node still leader of the given term (a transfer of an older term stops)? */
     private final LongPredicate leaderOf;
+    /** Runs the vote path once ahead of the first failover. */
+    private final VotePathWarmup warmup;
+    /** The membership connections were last prepared for; Raft lane only. */
+    private Membership prepared;
     /** Snapshot transfers to followers in progress, by peer; Raft lane only. */
     private final Map<PeerId, SnapshotSender> senders = new HashMap<>();
 
@@ -59,7 +63,8 @@ final class Outbox {
      *                      peer ends before the vote timer
      */
     Outbox(PeerId self, RaftTransport transport, Consumer<Runnable> post, Consumer<Runnable> postHere, Answers answers,
-           long rpcTimeoutMs, long voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf) {
+           long rpcTimeoutMs, long voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf, VotePathWarmup warmup) {
+        this.warmup = warmup;
         this.self = self;
         this.transport = transport;
         this.post = post;
@@ -89,9 +94,11 @@ final class Outbox {
 
     /**
      * A voter keeps connections open to the other voters: it may have to ask them for votes, and
-     * a failover should not wait for a connection to open (a restarted node has dialled no one).
+     * a failover should not wait for a connection to open (a restarted node has dialled no one),
+     * nor for the vote path's code to load ({@link VotePathWarmup}).
      */
     void prepareConnections(Membership membership) {
+        prepared = membership;
         if (!membership.isVoter(self)) {
             return;
         }
@@ -99,6 +106,15 @@ final class Outbox {
             if (!p.equals(self)) {
                 transport.prepareConnection(p);
             }
+        }
+        warmup.warm(membership);
+    }
+
+    /** Runs the vote path to the voters not reached yet (they were down when last tried); Raft lane only. */
+    void warmVotePath() {
+        Membership m = prepared;
+        if (m != null) {
+            warmup.warm(m);
         }
     }
 

@@ -68,9 +68,13 @@ final class ReadyCarrier {
      * Carries out {@code batch} in the order {@link Ready} requires, answering the request the step
      * handled (if any) with {@code answer}:
      * <ol>
+     *   <li>a candidate's own vote requests of the term it enters leave
+     *       ({@link Ready#mayLeaveBeforeHardState}), so that they travel while its term and
+     *       self-vote are written; answers come back through the lane, so they are counted only
+     *       after the write below returned;</li>
      *   <li>term, vote and the repairing flag are written durably, synchronously; if that throws,
-     *       nothing else of the batch happens (no message, answer or log write) and the exception
-     *       goes to the caller, which stops the node for good;</li>
+     *       nothing else of the batch happens (no other message, answer or log write) and the
+     *       exception goes to the caller, which stops the node for good;</li>
      *   <li>events, in the order the core decided them (discarded entries also drop the held
      *       acknowledgements of them);</li>
      *   <li>log writes are queued, in order;</li>
@@ -89,7 +93,14 @@ final class ReadyCarrier {
         carrying = true;
         try {
             Ready.HardState hard = batch.hardState();
+            boolean sentEarly = false;
             if (hard != null) {
+                for (Ready.Message m : batch.messages()) {
+                    if (batch.mayLeaveBeforeHardState(m)) {
+                        sink.send(m);
+                        sentEarly = true;
+                    }
+                }
                 sink.persistHardState(hard.term(), hard.votedFor());
             }
             if (batch.repairing() != null) {
@@ -106,7 +117,9 @@ final class ReadyCarrier {
                 sink.writeLog(w);
             }
             for (Ready.Message m : batch.messages()) {
-                sink.send(m);
+                if (!sentEarly || !batch.mayLeaveBeforeHardState(m)) {
+                    sink.send(m);
+                }
             }
             if (answer != null) {
                 answer.run();

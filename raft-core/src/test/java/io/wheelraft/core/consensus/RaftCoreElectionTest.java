@@ -371,6 +371,77 @@ class RaftCoreElectionTest {
     }
 
     /**
+     * The vote-path warm-up's probe (a pre-vote for term 0) is refused at once and changes
+     * nothing: not on a fresh node, nor on a follower that lost its leader and would hold or
+     * grant a real pre-vote, nor on the leader.
+     */
+    @Test
+    void aPreVoteForTermZeroIsRefusedAndChangesNothing() {
+        RequestVoteRequest probe = voteRequest(N2, 0, 0, 0, true);
+        CoreNode fresh = node(N1, 3);
+        var held = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
+        RequestVoteResponse a = fresh.core.handleRequestVote(probe, 10, held::complete);
+        assertFalse(a.getGranted(), a.toString());
+        assertEquals(0, fresh.core.term());
+        assertNull(fresh.core.votedFor());
+
+        CoreNode follower = node(N3, 3);
+        follower.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        follower.core.onConnectionLost(N1.endpoint(), 110);
+        follower.fx.drain();
+        RequestVoteResponse b = follower.core.handleRequestVote(probe, 115, held::complete);
+        assertFalse(b.getGranted(), "a probe is answered at once, never held: " + b);
+        assertEquals(0, follower.core.election().heldVotes());
+        assertEquals(1, follower.core.term());
+        assertEquals(N1, follower.core.leader());
+        assertTrue(follower.fx.takeOutbox().isEmpty(), "a probe made the follower campaign");
+        assertFalse(held.isDone());
+    }
+
+    /**
+     * A candidate's own vote is one of its election quorum, so its own hold after the leader's
+     * last heartbeat must pass too: the leader's lease may rest on this node's acknowledgement
+     * alone (the other voter missed that heartbeat and backs a candidate earlier). A won pre-vote
+     * turns into a candidacy only at the end of that hold.
+     */
+    @Test
+    void aWonPreVoteBecomesACandidacyOnlyOnceTheCandidatesOwnHoldPassed() {
+        CoreNode n2 = node(N2, 3);
+        n2.core.handleAppendEntries(heartbeat(N1, 1, 1), 100);
+        n2.core.onConnectionLost(N1.endpoint(), 110);
+        n2.core.onConnectionLostGraceElapsed(110);
+        RequestVoteRequest pre = n2.fx.takeOutbox().stream().filter(x -> x.to().equals(N3)).findFirst().orElseThrow().vote();
+        // n3 last heard the leader a heartbeat earlier: its hold is over, it grants at once
+        n2.core.handleRequestVoteResponse(N3, pre, RequestVoteResponse.newBuilder().setTerm(1).setPreVote(true).setGranted(true).build(), 111);
+        n2.fx.drain();
+        assertEquals(Role.FOLLOWER, n2.core.role(), "became candidate within the lease its own acknowledgement may back");
+        assertEquals(1, n2.core.term());
+        long holdEnds = 100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        assertTrue(n2.fx.wakes.contains(holdEnds), "no wake-up asked for the end of its own hold: " + n2.fx.wakes);
+        n2.core.onConnectionLostGraceElapsed(120); // a later check must not restart the won round
+        assertTrue(n2.fx.takeOutbox().isEmpty(), "the won pre-vote was asked again");
+
+        n2.core.onWake(holdEnds);
+        assertEquals(Role.CANDIDATE, n2.core.role());
+        assertEquals(2, n2.core.term());
+        assertTrue(n2.fx.takeOutbox().stream().noneMatch(RecordingEffects.Send::isPreVote), "the vote round asks for real votes");
+    }
+
+    @Test
+    void aWonPreVoteWaitingForTheOwnHoldEndsWhenTheLeaderSpeaks() {
+        CoreNode n2 = node(N2, 3);
+        n2.core.handleAppendEntries(heartbeat(N1, 1, 1), 100);
+        n2.core.onConnectionLost(N1.endpoint(), 110);
+        n2.core.onConnectionLostGraceElapsed(110);
+        RequestVoteRequest pre = n2.fx.takeOutbox().stream().filter(x -> x.to().equals(N3)).findFirst().orElseThrow().vote();
+        n2.core.handleRequestVoteResponse(N3, pre, RequestVoteResponse.newBuilder().setTerm(1).setPreVote(true).setGranted(true).build(), 111);
+        n2.core.handleAppendEntries(heartbeat(N1, 1, 1), 150); // the connection only flapped
+        n2.core.onWake(100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50);
+        assertEquals(Role.FOLLOWER, n2.core.role());
+        assertEquals(1, n2.core.term(), "campaigned against a leader it heard");
+    }
+
+    /**
      * The leader ranks the other voters for the next failover once per heartbeat round: most of
      * the log first, then lower id; a read round neither re-ranks nor counts for the lease.
      */
@@ -426,6 +497,41 @@ class RaftCoreElectionTest {
         assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
     }
 
+
+    /** The same when the candidate's pre-vote arrives just before this voter sees the break itself. */
+    @Test
+    void aVoterAheadThatSeesTheBreakJustAfterRefusingACandidateBehindCampaignsWhenItsHoldEnds() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
+        // the break reaches this voter 80 ms after the last heartbeat, so its own turn (a slot later) comes after its hold
+        assertFalse(ahead.core.handleRequestVote(behind, 180, answer::complete).getGranted(), "a candidate missing entry 2 must not win");
+        ahead.core.onConnectionLost(N1.endpoint(), 182);
+        assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its hold ended");
+        long holdEnds = 100 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        ahead.fx.drain();
+        assertTrue(ahead.fx.wakes.contains(holdEnds), "no wake-up at the end of the hold: " + ahead.fx.wakes);
+        assertTrue(holdEnds < 182 + ahead.core.campaignDelayAfterBreakMs(), "the hold must end before its own turn for this test to mean anything");
+        ahead.core.onWake(holdEnds);
+        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
+        assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+    }
+
+    /** A break seen long after a candidate behind asked is a new failure: the turns decide again. */
+    @Test
+    void anOldRefusalOfACandidateBehindDoesNotAdvanceALaterCampaign() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
+        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        ahead.core.handleRequestVote(behind, 110, new java.util.concurrent.CompletableFuture<RequestVoteResponse>()::complete);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 500);
+        ahead.core.onConnectionLost(N1.endpoint(), 505);
+        ahead.fx.drain();
+        long holdEnds = 500 + GRACE_MS / 2 + ELECTION_TIMEOUT_MS / 50;
+        ahead.core.onWake(holdEnds);
+        assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its turn on an old refusal");
+    }
 
     /**
      * After granting a vote a node refuses pre-votes for half a timeout, so its candidate can win

@@ -119,24 +119,58 @@ class ReadyCarrierTest {
         }
     }
 
+    /**
+     * A candidate's vote requests travel while its new term and self-vote are written (they
+     * promise nothing); everything else of the candidacy, its role included, waits for the write.
+     */
     @Test
-    void termAndVoteAreDurableBeforeTheCandidacyIsVisibleOrSent() {
+    void aCandidatesVoteRequestsLeaveWhileItsTermIsWrittenAndNothingElseBefore() {
         RaftCore core = core(N1);
         winPreVote(core);
         carrier.carryOut(core.ready());
-        assertEquals("hardState 1 " + N1, sink.actions.get(0), sink.actions.toString());
-        assertEquals("event RoleChanged", sink.actions.get(1), sink.actions.toString());
-        assertEquals(2, sink.count("send VoteRequest"), sink.actions.toString());
+        assertEquals(List.of("send VoteRequest " + N2, "send VoteRequest " + N3, "hardState 1 " + N1, "event RoleChanged"),
+                sink.actions.subList(0, 4), sink.actions.toString());
+        assertEquals(2, sink.count("send VoteRequest"), "each vote request leaves once: " + sink.actions);
+    }
+
+    /** The same for a leader transfer's candidacy (TimeoutNow skips the pre-vote). */
+    @Test
+    void aTransferCandidacySendsItsVoteRequestsBeforeTheWriteToo() {
+        RaftCore core = core(N2);
+        AppendEntriesRequest hb = AppendEntriesRequest.newBuilder().setGroupId("g").setServerId(N1.toString()).setTerm(1)
+                .setPrevLogIndex(0).setPrevLogTerm(0).setHeartbeat(true).build();
+        carrier.carryOutAcknowledging(core.ready(), core.handleAppendEntries(hb, LATER), new CompletableFuture<>());
+        sink.actions.clear();
+        core.handleTimeoutNow(io.wheelraft.proto.TimeoutNowRequest.newBuilder().setGroupId("g").setServerId(N1.toString())
+                .setPeerId(N2.toString()).setTerm(1).build(), LATER + 1);
+        carrier.carryOut(core.ready());
+        assertEquals(List.of("send VoteRequest " + N1, "send VoteRequest " + N3, "hardState 2 " + N2),
+                sink.actions.subList(0, 3), sink.actions.toString());
     }
 
     @Test
-    void aFailedHardStateWriteLetsNothingOfTheBatchHappen() {
+    void aFailedCandidacyWriteLetsNothingButTheVoteRequestsHappen() {
         RaftCore core = core(N1);
         winPreVote(core);
         sink.failMeta = true;
         assertThrows(StorageException.class, () -> carrier.carryOut(core.ready()));
-        assertTrue(sink.actions.isEmpty(), "something of a term not on disk happened: " + sink.actions);
+        assertEquals(List.of("send VoteRequest " + N2, "send VoteRequest " + N3), sink.actions,
+                "something of a term not on disk happened besides the vote requests: " + sink.actions);
         assertTrue(core.ready().isEmpty(), "the failed batch must not linger for the next step");
+    }
+
+    /** A term learned from another node (no vote of our own) sends nothing before it is durable. */
+    @Test
+    void aFailedTermWriteLetsNothingOfTheBatchHappen() {
+        RaftCore core = core(N2);
+        AppendEntriesRequest fromNewer = AppendEntriesRequest.newBuilder().setGroupId("g").setServerId(N1.toString()).setTerm(3)
+                .setPrevLogIndex(0).setPrevLogTerm(0).addEntries(entry(1).toBuilder().setTerm(3)).build();
+        RaftCore.AppendResult r = core.handleAppendEntries(fromNewer, LATER);
+        sink.failMeta = true;
+        CompletableFuture<AppendEntriesResponse> ack = new CompletableFuture<>();
+        assertThrows(StorageException.class, () -> carrier.carryOutAcknowledging(core.ready(), r, ack));
+        assertTrue(sink.actions.isEmpty(), "something of a term not on disk happened: " + sink.actions);
+        assertFalse(ack.isDone());
     }
 
     @Test

@@ -97,6 +97,11 @@ class SnapshotSimulationTest {
         List<Integer> rest = others(c, f);
         c.partition(rest, List.of(f));
         write(c, writes);
+        // A follower learns the last commit with the leader's next message: snapshot only once
+        // every node of the majority applied all of it, or its snapshot may end before f's log does.
+        long target = fsm(c, c.leaderIndex()).lastAppliedIndex();
+        assertTrue(c.runUntil(() -> rest.stream().allMatch(i -> fsm(c, i).lastAppliedIndex() >= target), 20L * T),
+                "the majority did not apply " + target + "; " + c.replayHint());
         for (int i : rest) {
             assertTrue(snapshot(c, i).isOk(), "snapshot of node " + i);
         }
