@@ -235,6 +235,19 @@ class WitnessSimulationTest {
         assertEquals(30, fsm(c, leader).value());
     }
 
+    /** A state machine given to a witness hears of configurations but is never handed a data entry. */
+    @Test
+    void stateMachineGivenToAWitnessAppliesNoData() {
+        CommittedLog committed = new CommittedLog("seed 13");
+        SimCluster c = new SimCluster(13, 3, 3, Set.of(WITNESS), i -> new CounterFsm(i, committed), o -> o.electionTimeoutMs(T), null);
+        awaitLeader(c);
+        write(c, 10);
+        assertConverged(c);
+        assertEquals(0, fsm(c, WITNESS).lastAppliedIndex(), "the witness's state machine was handed entries");
+        assertEquals(0, fsm(c, WITNESS).value());
+        assertTrue(c.node(WITNESS).status().appliedIndex() >= fsm(c, 0).lastAppliedIndex(), "the witness still advances its applied index");
+    }
+
     @Test
     void leadershipTransferToTheWitnessIsRefused() {
         SimCluster c = cluster(4, o -> { });
