@@ -301,6 +301,32 @@ class WitnessSimulationTest {
         assertEquals(25, fsm(c, follower).value());
     }
 
+    /** A witness removed by joint consensus and added back keeps its mark and its vote counts again. */
+    @Test
+    void witnessRemovedAndAddedBackVotesAgain() {
+        SimCluster c = cluster(14, o -> { });
+        awaitLeader(c);
+        write(c, 5);
+        Status[] removed = new Status[1];
+        c.node(c.leaderIndex()).removePeer(c.peer(WITNESS), s -> removed[0] = s);
+        assertTrue(c.runUntil(() -> removed[0] != null, 40L * T) && removed[0].isOk(), "removePeer: " + removed[0]);
+        Configuration without = c.node(c.leaderIndex()).status().configuration();
+        assertFalse(without.containsAnywhere(c.peer(WITNESS)) || without.isWitness(c.peer(WITNESS)), without.toString());
+        write(c, 5);
+        Status[] added = new Status[1];
+        c.node(c.leaderIndex()).addWitness(c.peer(WITNESS), s -> added[0] = s);
+        assertTrue(c.runUntil(() -> added[0] != null, 40L * T) && added[0].isOk(), "addWitness: " + added[0]);
+        assertTrue(c.node(c.leaderIndex()).status().configuration().isWitness(c.peer(WITNESS)));
+        write(c, 5);
+        assertConverged(c);
+        int follower = 1 - c.leaderIndex();
+        c.crash(c.leaderIndex(), true);
+        write(c, 5); // the re-added witness's vote elects the other data member
+        assertEquals(follower, c.leaderIndex());
+        assertEquals(20, fsm(c, follower).value());
+        assertNoPayloads(c, WITNESS);
+    }
+
     /**
      * A witness left behind a compacted log gets the leader's snapshot as metadata only (no state
      * file) and compacts its own log from it; its own snapshots are metadata only too.
