@@ -56,7 +56,9 @@ public interface Node {
     /**
      * Adds {@code witness} as a voting witness: it votes and acknowledges, stores entry headers
      * but no payload, never leads and serves no reads. It catches up as a learner first, like
-     * {@link #addPeer}. Runs on the leader.
+     * {@link #addPeer}. Runs on the leader. The node at {@code witness} must run with
+     * {@link NodeOptions#witness(boolean) NodeOptions.witness(true)}; a data member cannot become a
+     * witness in place (the change fails with INVALID_ARGUMENT: remove it first).
      */
     void addWitness(PeerId witness, Closure done);
 

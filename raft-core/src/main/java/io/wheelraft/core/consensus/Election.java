@@ -226,9 +226,6 @@ final class Election {
         if (core.role() == Role.LEADER || core.role() == Role.CANDIDATE || core.repairing() || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
             return false;
         }
-        if (WitnessRules.neverLeads(config, core.membership())) {
-            return false; // a witness never campaigns: nothing to schedule
-        }
         if (leaderConnectionLostMs >= 0) {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
@@ -239,7 +236,8 @@ final class Election {
         LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", self, core.leader(),
                 nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
         decideHeld(nowMs, false); // held pre-votes waited for this
-        return true;
+        // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
+        return !WitnessRules.neverLeads(config, core.membership());
     }
 
     /**

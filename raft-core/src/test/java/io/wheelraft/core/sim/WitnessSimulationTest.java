@@ -175,6 +175,35 @@ class WitnessSimulationTest {
     }
 
     /**
+     * A killed data leader is replaced as fast as in a group of three data members: the witness
+     * saw the connection break too, so it backs the surviving data member's pre-vote without
+     * waiting out its election timeout (it only never campaigns itself).
+     */
+    @Test
+    void killedLeaderIsReplacedQuicklyWithTheWitnessVoting() {
+        int t = 1000;
+        List<Long> failovers = new java.util.ArrayList<>();
+        for (long seed = 1; seed <= 10; seed++) {
+            SimCluster c = cluster(seed, o -> o.electionTimeoutMs(t));
+            awaitLeader(c);
+            for (int round = 0; round < 4; round++) {
+                c.runFor(t / 5 + c.random().nextInt(t / 2)); // the crash falls anywhere in the heartbeat cycle
+                int leader = c.leaderIndex();
+                long crashedAt = c.nowMs();
+                c.crash(leader, true);
+                assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 10L * t), "no new leader; " + c.replayHint());
+                failovers.add(c.nowMs() - crashedAt);
+                assertEquals(1 - leader, c.leaderIndex());
+                c.restart(leader);
+                write(c, 1);
+            }
+        }
+        failovers.sort(null);
+        long median = failovers.get(failovers.size() / 2);
+        assertTrue(median <= t / 5, "median failover " + median + " ms with a witness, T = " + t + ": " + failovers);
+    }
+
+    /**
      * The only data member holding the newest committed entries is down: the witness's headers
      * are newer than the other data member's log, so it refuses to elect it, and the cluster
      * stalls instead of losing those entries. When the up-to-date member returns, writes go on
@@ -204,6 +233,19 @@ class WitnessSimulationTest {
         assertConverged(c);
         assertEquals(30, fsm(c, stale).value(), "the stale member caught up without losing a committed entry");
         assertEquals(30, fsm(c, leader).value());
+    }
+
+    /** A state machine given to a witness hears of configurations but is never handed a data entry. */
+    @Test
+    void stateMachineGivenToAWitnessAppliesNoData() {
+        CommittedLog committed = new CommittedLog("seed 13");
+        SimCluster c = new SimCluster(13, 3, 3, Set.of(WITNESS), i -> new CounterFsm(i, committed), o -> o.electionTimeoutMs(T), null);
+        awaitLeader(c);
+        write(c, 10);
+        assertConverged(c);
+        assertEquals(0, fsm(c, WITNESS).lastAppliedIndex(), "the witness's state machine was handed entries");
+        assertEquals(0, fsm(c, WITNESS).value());
+        assertTrue(c.node(WITNESS).status().appliedIndex() >= fsm(c, 0).lastAppliedIndex(), "the witness still advances its applied index");
     }
 
     @Test
@@ -257,6 +299,32 @@ class WitnessSimulationTest {
         write(c, 5);
         assertEquals(follower, c.leaderIndex());
         assertEquals(25, fsm(c, follower).value());
+    }
+
+    /** A witness removed by joint consensus and added back keeps its mark and its vote counts again. */
+    @Test
+    void witnessRemovedAndAddedBackVotesAgain() {
+        SimCluster c = cluster(14, o -> { });
+        awaitLeader(c);
+        write(c, 5);
+        Status[] removed = new Status[1];
+        c.node(c.leaderIndex()).removePeer(c.peer(WITNESS), s -> removed[0] = s);
+        assertTrue(c.runUntil(() -> removed[0] != null, 40L * T) && removed[0].isOk(), "removePeer: " + removed[0]);
+        Configuration without = c.node(c.leaderIndex()).status().configuration();
+        assertFalse(without.containsAnywhere(c.peer(WITNESS)) || without.isWitness(c.peer(WITNESS)), without.toString());
+        write(c, 5);
+        Status[] added = new Status[1];
+        c.node(c.leaderIndex()).addWitness(c.peer(WITNESS), s -> added[0] = s);
+        assertTrue(c.runUntil(() -> added[0] != null, 40L * T) && added[0].isOk(), "addWitness: " + added[0]);
+        assertTrue(c.node(c.leaderIndex()).status().configuration().isWitness(c.peer(WITNESS)));
+        write(c, 5);
+        assertConverged(c);
+        int follower = 1 - c.leaderIndex();
+        c.crash(c.leaderIndex(), true);
+        write(c, 5); // the re-added witness's vote elects the other data member
+        assertEquals(follower, c.leaderIndex());
+        assertEquals(20, fsm(c, follower).value());
+        assertNoPayloads(c, WITNESS);
     }
 
     /**
