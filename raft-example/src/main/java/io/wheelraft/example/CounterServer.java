@@ -16,6 +16,7 @@ import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.LocalSnapshotStorage;
 import io.wheelraft.storage.RocksDbStore;
+import io.wheelraft.storage.RocksDbStoreOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,16 @@ public final class CounterServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A witness's log holds entry headers without payload, a small fraction of a data node's
+     * bytes per entry, so its write-ahead log is pre-sized, buffered and capped at a sixteenth of
+     * the defaults (64, 64 and 96 MiB): its appends still overwrite a pre-sized file (no inode
+     * write per fsync, which matters because its acknowledgement completes a quorum whenever a
+     * data node is down), without reserving a data node's disk space.
+     */
+    private static final RocksDbStoreOptions WITNESS_STORE = RocksDbStoreOptions.defaults()
+            .withPresizedWalBytes(4L << 20).withWriteBufferBytes(4L << 20).withMaxTotalWalBytes(6L << 20);
+
     private final Settings settings;
     /** The counter; null on a witness, which holds no data. */
     private final CounterStateMachine stateMachine;
@@ -124,7 +135,7 @@ public final class CounterServer implements AutoCloseable {
         // The meta first: a node whose meta is damaged must refuse before anything else is touched.
         meta = openMeta(data);
         try {
-            store = RocksDbStore.open(data.resolve("log"));
+            store = settings.witness() ? RocksDbStore.open(data.resolve("log"), WITNESS_STORE) : RocksDbStore.open(data.resolve("log"));
             snapshots = LocalSnapshotStorage.open(data.resolve(CounterServiceImpl.GROUP_ID).resolve("snapshot"));
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
