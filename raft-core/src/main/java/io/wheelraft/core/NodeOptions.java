@@ -51,7 +51,7 @@ public final class NodeOptions {
         require(snapshotIntervalSecs >= 0, "snapshotIntervalSecs must be >= 0 (0 disables), was " + snapshotIntervalSecs);
         require(snapshotLogMargin >= 0, "snapshotLogMargin must be >= 0, was " + snapshotLogMargin);
         require(initialConfiguration != null, "initialConfiguration must not be null (use Configuration.empty() for a joining node)");
-        require(stateMachine != null, "stateMachine is required");
+        require(stateMachine != null || witness, "stateMachine is required (only a witness may run without one)");
         require(logStorage != null, "logStorage is required");
         require(metaStorage != null, "metaStorage is required");
         require(snapshotStorage != null, "snapshotStorage is required");
@@ -77,7 +77,11 @@ public final class NodeOptions {
 
     /**
      * Runs this node as a witness: it votes and acknowledges, keeps entry headers but no payload,
-     * applies nothing to a state machine and never leads. Default false.
+     * applies nothing to a state machine, keeps metadata-only snapshots, serves no reads and never
+     * leads. Its {@link #stateMachine()} is optional (without one the node uses an internal one
+     * that applies nothing); when given, it hears only of configurations, errors and shutdown.
+     * The configuration must mark this node as a witness (or not list it yet), else it stops.
+     * Default false.
      */
     public boolean witness() { return witness; }
     public NodeOptions witness(boolean v) { witness = v; return this; }

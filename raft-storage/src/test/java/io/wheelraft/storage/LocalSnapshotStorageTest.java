@@ -102,6 +102,31 @@ class LocalSnapshotStorageTest {
         }
     }
 
+    /** A witness's snapshots hold no file: saved by itself, or received from a leader as metadata only. */
+    @Test
+    void metadataOnlySnapshotsAreSavedReceivedAndReopened() throws IOException {
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
+            SnapshotMeta saved = storage.create().commit(meta(7, 1));
+            assertEquals(0, saved.getFilesCount());
+            try (SnapshotReader reader = storage.open()) {
+                assertEquals(7, reader.meta().getLastIncludedIndex());
+                assertEquals(meta(7, 1).getConfiguration(), reader.meta().getConfiguration());
+            }
+            SnapshotReceiver receiver = storage.receive(meta(20, 3));
+            try (SnapshotReader received = receiver.complete()) {
+                assertEquals(20, received.meta().getLastIncludedIndex());
+                assertEquals(0, received.meta().getFilesCount());
+            }
+        }
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir);
+             SnapshotReader reader = storage.open()) {
+            assertNull(storage.damageFoundAtOpen(), "a snapshot without files is not damage");
+            assertEquals(20, reader.meta().getLastIncludedIndex());
+            assertEquals(3, reader.meta().getLastIncludedTerm());
+        }
+        assertNull(LocalSnapshotStorage.checkOffline(dir).damage(), "verify --data accepts a metadata-only snapshot");
+    }
+
     @Test
     void nothingIsVisibleBeforeCommitAndAbortKeepsThePreviousSnapshot() throws IOException {
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {

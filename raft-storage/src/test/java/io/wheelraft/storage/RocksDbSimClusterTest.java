@@ -94,7 +94,7 @@ class RocksDbSimClusterTest {
     }
 
     /** Opens each member's durable storage under its own directory, closing the previous incarnation first. */
-    private static final class DurableStorages implements SimCluster.StorageFactory {
+    static final class DurableStorages implements SimCluster.StorageFactory {
         private record Opened(RocksDbStore store, FileMetaStorage meta, LocalSnapshotStorage snapshots) {
             void close() {
                 store.close(); // also closes the group's log storage

@@ -134,7 +134,7 @@ final class Election {
         }
         int before = 0;
         for (PeerId p : core.membership().voters()) {
-            if (!p.equals(self) && !p.equals(core.leader()) && p.compareTo(self) < 0) {
+            if (!p.equals(self) && !p.equals(core.leader()) && p.compareTo(self) < 0 && !core.membership().isWitness(p)) {
                 before++;
             }
         }
@@ -195,6 +195,9 @@ final class Election {
     boolean onConnectionLost(String endpoint, long nowMs) {
         if (core.role() == Role.LEADER || core.role() == Role.CANDIDATE || core.repairing() || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
             return false;
+        }
+        if (WitnessRules.neverLeads(config, core.membership())) {
+            return false; // a witness never campaigns: nothing to schedule
         }
         if (leaderConnectionLostMs >= 0) {
             return false; // the same break reported again (e.g. by both directions): keep the first
@@ -293,8 +296,8 @@ final class Election {
 
     void startPreVote(long nowMs) {
         Membership m = core.membership();
-        if (core.repairing() || !removed.mayCampaign(m)) {
-            return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member
+        if (core.repairing() || !removed.mayCampaign(m) || WitnessRules.neverLeads(config, m)) {
+            return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member; a witness holds no data
         }
         tally = new VoteTally(true, core.term() + 1, self);
         preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
@@ -308,7 +311,7 @@ final class Election {
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
         // The broken-connection flag stays: if this round fails (or we yield a split vote) the old
         // leader is still gone, and we must back the next candidate without waiting out T.
-        if (core.repairing()) {
+        if (core.repairing() || WitnessRules.neverLeads(config, core.membership())) {
             return;
         }
         // Durable first: if the write fails nothing of the new term exists, here or on the wire.
@@ -353,6 +356,10 @@ final class Election {
         if (core.repairing()) {
             // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
             return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
+        }
+        String witness = WitnessRules.voteRefusal(candidate, core.membership());
+        if (witness != null) {
+            return voteResponse(req.getPreVote(), false, witness); // defence in depth: a witness never campaigns
         }
         if (req.getPreVote()) {
             return preVote(req, candidate, nowMs, replyTo);
@@ -406,7 +413,8 @@ final class Election {
             return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
                     .setReason("not a member of the configuration committed at index " + removedAt).build();
         }
-        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting() && !deferring(nowMs)) {
+        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting() && !deferring(nowMs)
+                && !WitnessRules.neverLeads(config, core.membership())) {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
             // entries it lacks. Campaign now rather than at our own turn (unless we already back
             // another survivor's pre-vote: two rounds at once could split the vote).
@@ -552,7 +560,8 @@ final class Election {
 
     /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
     TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
-        if (req.getTerm() != core.term() || core.role() != Role.FOLLOWER || !core.membership().isVoter(self)) {
+        if (req.getTerm() != core.term() || core.role() != Role.FOLLOWER || !core.membership().isVoter(self)
+                || WitnessRules.neverLeads(config, core.membership())) {
             return TimeoutNowResponse.newBuilder().setTerm(core.term()).setSuccess(false).build();
         }
         becomeCandidate(nowMs, true);

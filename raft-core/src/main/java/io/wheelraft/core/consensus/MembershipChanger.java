@@ -80,6 +80,11 @@ final class MembershipChanger {
             leader.changeDone(handle, Status.error(RaftError.INVALID_ARGUMENT, "a configuration needs at least one voter"));
             return;
         }
+        String roleSwitch = WitnessRules.roleSwitchRefusal(current, newConf);
+        if (roleSwitch != null) {
+            leader.changeDone(handle, Status.error(RaftError.INVALID_ARGUMENT, "%s", roleSwitch));
+            return;
+        }
         this.handle = handle;
         this.target = newConf;
         this.before = current;

@@ -8,15 +8,24 @@ import io.wheelraft.core.PeerId;
  *
  * @param connectionLostGraceMs after the transport reports the leader's connection broke, how long
  *                              with no word from it before it counts as lost
+ * @param witness               this node runs as a witness ({@link NodeOptions#witness()}, see {@link WitnessRules})
  */
 public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int connectionLostGraceMs,
                          int maxInflightAppends, int maxEntriesPerAppend, int maxBytesPerAppend,
-                         boolean leaseReads, int leaseClockDriftMs) {
+                         boolean leaseReads, int leaseClockDriftMs, boolean witness) {
+
+    /** A data node's settings (not a witness). */
+    public RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int connectionLostGraceMs,
+                      int maxInflightAppends, int maxEntriesPerAppend, int maxBytesPerAppend,
+                      boolean leaseReads, int leaseClockDriftMs) {
+        this(groupId, self, electionTimeoutMs, connectionLostGraceMs, maxInflightAppends, maxEntriesPerAppend,
+                maxBytesPerAppend, leaseReads, leaseClockDriftMs, false);
+    }
 
     public static RaftConfig from(String groupId, PeerId self, NodeOptions o) {
         return new RaftConfig(groupId, self, o.electionTimeoutMs(), o.connectionLostGraceMs(),
                 o.maxInflightAppends(), o.maxEntriesPerAppend(), o.maxBytesPerAppend(),
-                o.readOnlyOption() == io.wheelraft.core.ReadOnlyOption.LEASE, o.leaseClockDriftMs());
+                o.readOnlyOption() == io.wheelraft.core.ReadOnlyOption.LEASE, o.leaseClockDriftMs(), o.witness());
     }
 
     /**

@@ -56,7 +56,6 @@ public final class RaftCore {
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
 
-
     public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
         this(config, log, term, votedFor, memberships, appliedIndex, false, nowMs);
@@ -496,7 +495,7 @@ public final class RaftCore {
     }
 
     private AppendResult acceptFrom(AppendEntriesRequest req, long matchedUpTo, long nowMs) {
-        List<LogEntry> entries = req.getEntriesList();
+        List<LogEntry> entries = WitnessRules.toStore(config, req.getEntriesList());
         long prev = req.getPrevLogIndex();
         if (matchedUpTo > prev) {
             int skip = (int) Math.min(entries.size(), matchedUpTo - prev);
@@ -549,7 +548,7 @@ public final class RaftCore {
     }
 
     private void onMembershipChanged(long nowMs) {
-        Membership m = memberships.current();
+        Membership m = WitnessRules.checkRole(config, memberships.current()); // a witness must be marked as one, a data node not
         out.event(new Ready.MembershipChanged(m));
         if (role == Role.LEADER) {
             replication.updateMembers(m, nowMs);
@@ -698,6 +697,8 @@ public final class RaftCore {
         } else if (!memberships.current().current().contains(target)) {
             out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
                     "%s is not a voting member of %s", target, memberships.current().current())));
+        } else if (memberships.current().isWitness(target)) {
+            out.event(new Ready.TransferDone(done, WitnessRules.transferRefused(target)));
         } else if (replication.repairing(target)) {
             out.event(new Ready.TransferDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.INVALID_ARGUMENT,
                     "%s is repairing its log after a storage fault and cannot take leadership until repaired", target)));

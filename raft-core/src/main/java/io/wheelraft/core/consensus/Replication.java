@@ -34,6 +34,8 @@ final class Replication {
     /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
     private List<PeerId> otherVoters = List.of();
     private Map<PeerId, Integer> turns = Map.of();
+    /** Members that are witnesses: they get entry headers without payloads, and no failover turn. */
+    private java.util.Set<PeerId> witnesses = java.util.Set.of();
 
     Replication(RaftConfig config, RaftLog log, Ready out, long term, Membership membership, long nowMs) {
         this.config = config;
@@ -55,19 +57,20 @@ final class Replication {
         List<PeerId> voters = new ArrayList<>(membership.voters());
         voters.remove(config.self());
         otherVoters = voters;
+        witnesses = WitnessRules.witnessesOf(membership);
         rankTurns();
     }
 
     /**
      * Ranks the voters for the next failover: most of the log first (match index), then by id;
-     * fenced (repairing) followers get none, they may not campaign. Computed once per heartbeat
+     * fenced (repairing) followers and witnesses get none, they may not campaign. Computed once per heartbeat
      * round, so all followers get their turns from one snapshot and no two share one (unless a
      * heartbeat was still on its way when the leader failed).
      */
     private void rankTurns() {
         List<PeerId> ranked = new ArrayList<>(otherVoters.size());
         for (PeerId p : otherVoters) {
-            if (progress.containsKey(p) && !repairs.repairing(p)) {
+            if (progress.containsKey(p) && !repairs.repairing(p) && !witnesses.contains(p)) {
                 ranked.add(p);
             }
         }
@@ -193,7 +196,8 @@ final class Replication {
                 out.send(new Ready.SnapshotTransfer(peer, term));
                 return;
             }
-            List<LogEntry> entries = log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend());
+            List<LogEntry> entries = WitnessRules.forPeer(witnesses.contains(peer),
+                    log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend()));
             if (entries.isEmpty() && pr.state == Progress.State.REPLICATE) {
                 return; // nothing new; heartbeats keep the follower alive
             }

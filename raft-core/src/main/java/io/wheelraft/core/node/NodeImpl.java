@@ -11,12 +11,14 @@ import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadIndexClosure;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Role;
+import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
 import io.wheelraft.core.consensus.MembershipLog;
 import io.wheelraft.core.consensus.RaftConfig;
 import io.wheelraft.core.consensus.RaftCore;
 import io.wheelraft.core.consensus.Ready;
+import io.wheelraft.core.consensus.WitnessRules;
 import io.wheelraft.core.consensus.RaftLog;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
@@ -70,6 +72,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private final ClosureQueue closures = new ClosureQueue();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final ProposalBuffer proposals;
+    /** What committed entries are applied to: the user's state machine, or a witness's (see WitnessStateMachine). */
+    private final StateMachine stateMachine;
 
     private RaftCore core;
     private NodeMetrics metrics;
@@ -97,6 +101,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.groupId = groupId;
         this.self = Objects.requireNonNull(self, "self peer id");
         this.options = Objects.requireNonNull(options, "options").validate();
+        this.stateMachine = WitnessStateMachine.forNode(options);
         this.transport = Objects.requireNonNull(transport, "transport");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         if (options.timer() != null && options.timer() != runtime.timer()) {
@@ -134,9 +139,13 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         long snapIndex = stored.snapshotIndex();
         RaftLog log = stored.log();
         MembershipLog memberships = stored.memberships();
+        String roleError = WitnessRules.roleError(options.witness(), self, memberships.current());
+        if (roleError != null) {
+            return failStart(name, Status.error(RaftError.INVALID_ARGUMENT, "%s", roleError));
+        }
         long now = now();
         logWriter = new LogWriter(logStorage, lanes.diskLane(), new DiskListener(), lanes.sparseWriteClock());
-        fsm = new FsmCaller(options.stateMachine(), logStorage, stored.recentEntries(), closures, lanes.applyLane(),
+        fsm = new FsmCaller(stateMachine, logStorage, stored.recentEntries(), closures, lanes.applyLane(),
                 lanes.applyOnCommittingThread(), snapIndex, stored.base().toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));
         reads = new NodeReads(groupId, self, lane, transport, this::rpcTimeoutMs, new NodeReads.Wiring(() -> halted,
@@ -147,7 +156,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 error -> lane.execute(() -> enterError(error)));
         outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, new PeerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
                 (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(),
-                        transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), stillLeader, done),
+                        transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), core.membership().isWitness(to), stillLeader, done),
                 leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm);
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
@@ -185,7 +194,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         mirror.role = Role.ERROR;
         mirror.configuration = options.initialConfiguration();
         try {
-            options.stateMachine().onError(error);
+            stateMachine.onError(error);
         } catch (RuntimeException e) {
             LOG.error("{}: onError threw", name, e);
         }
@@ -321,6 +330,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         Objects.requireNonNull(done, "done");
         if (halted || reads == null) {
             done.run(Status.error(RaftError.SHUTTING_DOWN, "node %s/%s is not running", groupId, self), -1);
+            return;
+        }
+        if (options.witness()) { // it holds no data to read after the index, and it does not forward
+            done.run(Status.error(RaftError.INVALID_ARGUMENT, "%s/%s is a witness: it holds no data and serves no reads; "
+                    + "read from a data member (leader: %s)", groupId, self, mirror.leader), -1);
             return;
         }
         reads.submit(done, option);
@@ -520,6 +534,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private boolean onLaneFailure(Throwable t) {
         if (t instanceof StorageException e) {
             enterError(Status.error(RaftError.STORAGE_ERROR, "storage failed: %s", e.getMessage()));
+            return true;
+        }
+        if (t instanceof WitnessRules.RoleMismatch e) { // one line: the configuration and the node's options disagree
+            enterError(Status.error(RaftError.INVALID_ARGUMENT, "%s", e.getMessage()));
             return true;
         }
         if (t instanceof IllegalArgumentException) {

@@ -91,7 +91,7 @@ final class NodeRecovery {
             throw new IllegalStateException(name + " cannot start: " + e.getMessage(), e);
         }
         if (snapshot != null) {
-            Status error = FsmCaller.loadInto(options.stateMachine(), snapshot);
+            Status error = FsmCaller.loadInto(WitnessStateMachine.forNode(options), snapshot);
             snapshot.close();
             if (error != null) {
                 throw new CannotStart(error);

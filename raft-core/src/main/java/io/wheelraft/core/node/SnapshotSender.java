@@ -47,6 +47,8 @@ final class SnapshotSender {
     private final long timeoutMs;
     private final BooleanSupplier stillLeader;
     private final Outcome outcome;
+    /** The peer is a witness: it gets the snapshot's metadata only (index, term, configuration; no files). */
+    private final boolean metadataOnly;
 
     private SnapshotReader reader;
     private SnapshotMeta meta;
@@ -57,7 +59,7 @@ final class SnapshotSender {
     private boolean finished;
 
     SnapshotSender(String groupId, PeerId self, PeerId peer, long term, SnapshotStorage storage, RaftTransport transport,
-                   SerialLane lane, int chunkBytes, long timeoutMs, BooleanSupplier stillLeader, Outcome outcome) {
+                   SerialLane lane, int chunkBytes, long timeoutMs, boolean metadataOnly, BooleanSupplier stillLeader, Outcome outcome) {
         this.groupId = groupId;
         this.self = self;
         this.peer = peer;
@@ -69,6 +71,7 @@ final class SnapshotSender {
         this.timeoutMs = timeoutMs;
         this.stillLeader = stillLeader;
         this.outcome = outcome;
+        this.metadataOnly = metadataOnly;
     }
 
     long term() {
@@ -89,9 +92,9 @@ final class SnapshotSender {
             finish(false, 0, "no snapshot to send");
             return;
         }
-        meta = reader.meta();
-        LOG.info("{}/{} sends its snapshot ending at {}/{} to {}", groupId, self, meta.getLastIncludedIndex(),
-                meta.getLastIncludedTerm(), peer);
+        meta = metadataOnly ? reader.meta().toBuilder().clearFiles().build() : reader.meta();
+        LOG.info("{}/{} sends its snapshot ending at {}/{} to {}{}", groupId, self, meta.getLastIncludedIndex(),
+                meta.getLastIncludedTerm(), peer, metadataOnly ? " (a witness: metadata only)" : "");
         sendNext();
     }
 

@@ -43,6 +43,8 @@ public final class SimCluster {
     private final IntFunction<StateMachine> stateMachines;
     private final Consumer<NodeOptions> tuning;
     private final int initialVoters;
+    /** Members that run as witnesses (NodeOptions.witness); those among the initial voters are marked in its configuration. */
+    private final java.util.Set<Integer> witnesses;
     /** Null: every member keeps its in-memory storage across crashes. */
     private final StorageFactory storageFactory;
     private final List<Member> members = new ArrayList<>();
@@ -106,6 +108,17 @@ public final class SimCluster {
     /** The general form: joining members beyond {@code initialVoters}, storage from {@code storageFactory} (null: in memory). */
     public SimCluster(long seed, int size, int initialVoters, IntFunction<StateMachine> stateMachines, Consumer<NodeOptions> tuning,
                       StorageFactory storageFactory) {
+        this(seed, size, initialVoters, java.util.Set.of(), stateMachines, tuning, storageFactory);
+    }
+
+    /**
+     * A cluster with witnesses: members whose index is in {@code witnesses} run as witnesses
+     * ({@link NodeOptions#witness}); those among the first {@code initialVoters} are marked as
+     * witnesses in the initial configuration, the others start empty and are added later (e.g.
+     * by {@link Node#addWitness}). {@code stateMachines} may return null for a witness.
+     */
+    public SimCluster(long seed, int size, int initialVoters, java.util.Set<Integer> witnesses, IntFunction<StateMachine> stateMachines,
+                      Consumer<NodeOptions> tuning, StorageFactory storageFactory) {
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
@@ -113,6 +126,7 @@ public final class SimCluster {
             throw new IllegalArgumentException("initialVoters must be in 1.." + size + ", was " + initialVoters);
         }
         this.initialVoters = initialVoters;
+        this.witnesses = java.util.Set.copyOf(witnesses);
         this.seed = seed;
         this.random = new Random(seed);
         this.runtime = new SimRuntime(random.nextLong());
@@ -142,7 +156,8 @@ public final class SimCluster {
         m.incarnation++;
         m.stateMachine = stateMachines.apply(i);
         NodeOptions o = new NodeOptions()
-                .initialConfiguration(i < initialVoters ? new Configuration(peers.subList(0, initialVoters)) : Configuration.empty())
+                .initialConfiguration(i < initialVoters ? initialConfiguration() : Configuration.empty())
+                .witness(witnesses.contains(i))
                 .stateMachine(m.stateMachine)
                 .logStorage(storage.log())
                 .metaStorage(storage.meta())
@@ -155,8 +170,24 @@ public final class SimCluster {
         m.up = true;
     }
 
+    /** The first {@code initialVoters} members, the witnesses among them marked. */
+    private Configuration initialConfiguration() {
+        Configuration conf = new Configuration(peers.subList(0, initialVoters));
+        for (int w : witnesses) {
+            if (w < initialVoters) {
+                conf = conf.withWitness(peers.get(w));
+            }
+        }
+        return conf;
+    }
+
     public long seed() {
         return seed;
+    }
+
+    /** Does member {@code i} run as a witness? */
+    public boolean isWitness(int i) {
+        return witnesses.contains(i);
     }
 
     /** A message to print with a failure: the seed and how to replay it. */

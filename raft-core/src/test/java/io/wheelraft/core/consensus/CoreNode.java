@@ -60,6 +60,11 @@ final class CoreNode {
 
     /** As above; {@code repairing}: the node starts fenced after a storage fault. */
     static CoreNode create(RaftConfig config, List<PeerId> members, long term, long[] logTerms, boolean repairing, long nowMs) {
+        return create(config, new Configuration(members), term, logTerms, repairing, nowMs);
+    }
+
+    /** As above, in configuration {@code conf} (with its witness marks and priorities). */
+    static CoreNode create(RaftConfig config, Configuration conf, long term, long[] logTerms, boolean repairing, long nowMs) {
         CoreNode n = new CoreNode(config.self(), config);
         List<LogEntry> entries = new ArrayList<>();
         for (int i = 0; i < logTerms.length; i++) {
@@ -68,7 +73,7 @@ final class CoreNode {
         n.storage.append(entries);
         n.log = new RaftLog(n.storage, 0, 0);
         n.core = new RaftCore(config, n.log, term, null,
-                new MembershipLog(Membership.of(new Configuration(members))), 0, repairing, nowMs);
+                new MembershipLog(Membership.of(conf)), 0, repairing, nowMs);
         n.fx.recordFrom(n.core);
         return n;
     }

@@ -50,8 +50,9 @@ final class CounterWorkload {
                 }
                 return;
             }
-            if (!running || now < nextAt || !cluster.isUp(target)) {
-                if (!cluster.isUp(target)) {
+            // Clients skip witnesses: they hold no data, serve no reads and never lead.
+            if (!running || now < nextAt || !cluster.isUp(target) || cluster.isWitness(target)) {
+                if (!cluster.isUp(target) || cluster.isWitness(target)) {
                     target = random.nextInt(cluster.size());
                 }
                 return;

@@ -215,7 +215,7 @@ class RandomFaultSimulationTest {
         return true;
     }
 
-    private static void injectFault(SimCluster c, Random r) {
+    static void injectFault(SimCluster c, Random r) {
         int n = c.size();
         switch (r.nextInt(9)) {
             case 0, 1 -> {
