@@ -131,15 +131,8 @@ final class ClientTestCluster implements AutoCloseable {
                 .initialConfiguration(new Configuration(peers, List.of(), witness < 0 ? List.of() : List.of(peers.get(witness)),
                         java.util.Map.of()))
                 .witness(isWitness)
-                // the core applies no data on a witness; this only satisfies the options' checks
-                .stateMachine(isWitness ? new io.wheelraft.core.StateMachineAdapter() {
-                    @Override
-                    public void onApply(io.wheelraft.core.Iterator it) {
-                        while (it.hasNext()) {
-                            it.next();
-                        }
-                    }
-                } : m.stateMachine)
+                // a witness needs no state machine: the core applies no data on it
+                .stateMachine(isWitness ? null : m.stateMachine)
                 .logStorage(m.store.logStorage(GROUP))
                 .metaStorage(m.meta)
                 .snapshotStorage(m.snapshots)

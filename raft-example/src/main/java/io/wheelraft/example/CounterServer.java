@@ -147,8 +147,8 @@ public final class CounterServer implements AutoCloseable {
                 .snapshotIntervalSecs(settings.snapshotIntervalSecs())
                 .initialConfiguration(settings.initialConfiguration())
                 .witness(settings.witness())
-                // A witness has no counter: the core applies no data on it (see WitnessStateMachine).
-                .stateMachine(settings.witness() ? new WitnessStateMachine() : service.stateMachine())
+                // A witness has no counter and needs no state machine: the core applies no data on it.
+                .stateMachine(settings.witness() ? null : service.stateMachine())
                 // The counter's onApply is a few map operations in memory and never blocks, so it
                 // runs on the thread that commits instead of costing a hand-off per commit.
                 .applyInline(true)
