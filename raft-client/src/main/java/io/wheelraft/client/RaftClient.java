@@ -48,6 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * ends with a {@link NotAppliedException} (certainly not applied; {@link OverloadedException}
  * when the servers were too busy) or an {@link OutcomeUnknownException}.
  *
+ * <p>Witnesses (members that vote but hold no data) may be among the endpoints: a witness answers
+ * every call {@code OUTCOME_WITNESS}, and says it is one when asked who leads, so the client
+ * learns it at the first contact and from then on sends it no command and no read (follower reads
+ * included) and never takes it for the leader, whatever a hint says.
+ *
  * <p>Concurrent calls from any number of threads share one stream per server; what is queued
  * leaves in one message (calls started from the callbacks of one message of answers leave
  * together once those callbacks have run), and gRPC flow control applies end to end. At most
@@ -179,6 +184,8 @@ public final class RaftClient implements AutoCloseable {
     /** Every call not yet ended, including those waiting out a backoff (for close). */
     private final java.util.Set<PendingCall> outstanding = ConcurrentHashMap.newKeySet();
     private final Map<String, ServerConnection> connections = new ConcurrentHashMap<>();
+    /** Endpoints known to be witnesses: never sent calls, never followed as leader. */
+    private final java.util.Set<String> witnesses = ConcurrentHashMap.newKeySet();
     private final Map<Long, PendingCall> inFlight = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<Long, PendingCall> unansweredCommands = new ConcurrentSkipListMap<>();
     private final Object sequenceLock = new Object();
@@ -222,6 +229,11 @@ public final class RaftClient implements AutoCloseable {
     /** The member this client believes leads, or null. */
     public String leader() {
         return leader;
+    }
+
+    /** The endpoints this client has learnt are witnesses (it sends them nothing). */
+    public java.util.Set<String> knownWitnesses() {
+        return java.util.Set.copyOf(witnesses);
     }
 
     /** The highest log index this client has seen in an answer (read-your-writes for STALE reads). */
@@ -370,16 +382,23 @@ public final class RaftClient implements AutoCloseable {
     private String pickTarget(PendingCall call, long now) {
         boolean anyMember = !call.command && (call.mode == ReadMode.STALE || (call.mode == ReadMode.LINEARIZABLE && followerReads));
         String l = leader;
-        if (!anyMember && l != null && !connection(l).avoided(now)) {
+        if (!anyMember && l != null && !connection(l).avoided(now) && !witnesses.contains(l)) {
             return l;
         }
         for (int i = 0; i < endpoints.size(); i++) {
             String e = endpoints.get(Math.floorMod(roundRobin.getAndIncrement(), endpoints.size()));
             ServerConnection c = connections.get(e);
-            if (c == null || !c.avoided(now)) {
+            if ((c == null || !c.avoided(now)) && !witnesses.contains(e)) {
                 return e;
             }
         }
+        for (int i = 0; i < endpoints.size(); i++) {
+            String e = endpoints.get(Math.floorMod(roundRobin.getAndIncrement(), endpoints.size()));
+            if (!witnesses.contains(e)) {
+                return e;
+            }
+        }
+        // Only witnesses are listed: one of them names the leader, which the call then follows.
         return endpoints.get(Math.floorMod(roundRobin.getAndIncrement(), endpoints.size()));
     }
 
@@ -432,10 +451,27 @@ public final class RaftClient implements AutoCloseable {
                 lastIndex.accumulateAndGet(r.getIndex(), Math::max);
                 succeed(call, new Reply(r.getResult().toByteArray(), r.getIndex(), from.endpoint));
             }
+            case OUTCOME_WITNESS -> {
+                call.lastReason = from.endpoint + ": " + r.getMessage();
+                if (witnesses.add(from.endpoint)) {
+                    LOG.debug("{} is a witness: no more calls go to it", from.endpoint);
+                }
+                forgetLeader(from.endpoint);
+                boolean anyMember = !call.command && (call.mode == ReadMode.STALE || (call.mode == ReadMode.LINEARIZABLE && followerReads));
+                String hint = r.getLeaderHint();
+                if (anyMember && call.redirects++ < 2 * endpoints.size() + 2) {
+                    dispatch(call); // another member serves it; the witness is skipped from now on
+                } else if (!hint.isEmpty() && !witnesses.contains(hint) && call.redirects++ < 2 * endpoints.size() + 2) {
+                    leader = hint;
+                    dispatch(call);
+                } else {
+                    awaitLeader(call);
+                }
+            }
             case OUTCOME_NOT_LEADER -> {
                 call.lastReason = from.endpoint + ": " + r.getMessage();
                 String hint = r.getLeaderHint();
-                if (!hint.isEmpty() && !hint.equals(from.endpoint) && call.redirects++ < 2 * endpoints.size() + 2) {
+                if (!hint.isEmpty() && !hint.equals(from.endpoint) && !witnesses.contains(hint) && call.redirects++ < 2 * endpoints.size() + 2) {
                     leader = hint;
                     dispatch(call); // follow the redirect at once
                 } else {
@@ -574,10 +610,11 @@ public final class RaftClient implements AutoCloseable {
                     .leader(LeaderRequest.newBuilder().setGroupId(groupId).build(), new StreamObserver<>() {
                         @Override
                         public void onNext(LeaderReply reply) {
+                            learnWitnesses(e, reply);
                             String named = reply.getLeader();
                             // A member that has not noticed the failure yet still names the old
                             // leader; one whose stream just broke is skipped until it answers again.
-                            if (!named.isEmpty() && !connection(named).avoided(System.nanoTime())
+                            if (!named.isEmpty() && !witnesses.contains(named) && !connection(named).avoided(System.nanoTime())
                                     && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
                                 timer.execute(() -> leaderNamed(named));
                             }
@@ -598,6 +635,20 @@ public final class RaftClient implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             findingLeader.set(false); // closed: close() ends the parked calls
         }
+    }
+
+    /**
+     * What a member said about witnesses when asked who leads: whether it is one itself, and which
+     * members its configuration marks as witnesses. A member that says it is not one (a witness
+     * removed and added back as a data replica) is used again.
+     */
+    private void learnWitnesses(String endpoint, LeaderReply reply) {
+        if (reply.getWitness()) {
+            witnesses.add(endpoint);
+        } else {
+            witnesses.remove(endpoint);
+        }
+        witnesses.addAll(reply.getWitnessesList());
     }
 
     /** A member named {@code named} as leader: every parked call goes there now. */
@@ -666,8 +717,9 @@ public final class RaftClient implements AutoCloseable {
                     .leader(LeaderRequest.newBuilder().setGroupId(groupId).build(), new StreamObserver<>() {
                         @Override
                         public void onNext(LeaderReply reply) {
+                            learnWitnesses(e, reply);
                             String named = reply.getLeader();
-                            if (!named.isEmpty() && !named.equals(suspect.endpoint)
+                            if (!named.isEmpty() && !named.equals(suspect.endpoint) && !witnesses.contains(named)
                                     && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
                                 timer.execute(() -> moveCalls(suspect, named));
                             }

@@ -57,13 +57,23 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
     /** Calls one stream may have unanswered before the service stops reading it. */
     public static final int DEFAULT_MAX_UNANSWERED_PER_STREAM = 8192;
 
-    private record Group(Node node, ExactlyOnceStateMachine stateMachine) {
+    /** A served group; {@code stateMachine} is null on a witness, which has none. */
+    private record Group(Node node, ExactlyOnceStateMachine stateMachine, boolean witness) {
+        /** Registered as a witness, or marked one by its own configuration (it then holds no data to serve). */
+        boolean servesAsWitness() {
+            if (witness) {
+                return true;
+            }
+            NodeStatus s = node.status();
+            return s.configuration() != null && s.self() != null && s.configuration().isWitness(s.self());
+        }
     }
 
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final int maxUnansweredPerStream;
     private final java.util.concurrent.atomic.LongAdder refusedBusy = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder streamsOpened = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder refusedAsWitness = new java.util.concurrent.atomic.LongAdder();
 
     public RaftClientService() {
         this(DEFAULT_MAX_UNANSWERED_PER_STREAM);
@@ -82,7 +92,21 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
      * @throws IllegalStateException if the group is served already
      */
     public void addGroup(Node node, ExactlyOnceStateMachine stateMachine) {
-        if (groups.putIfAbsent(node.groupId(), new Group(node, stateMachine)) != null) {
+        java.util.Objects.requireNonNull(stateMachine, "stateMachine (a witness is added with addWitnessGroup)");
+        if (groups.putIfAbsent(node.groupId(), new Group(node, stateMachine, false)) != null) {
+            throw new IllegalStateException("group " + node.groupId() + " is already served");
+        }
+    }
+
+    /**
+     * Serves {@code node}'s group on a witness: it holds no data, so every command and query is
+     * answered {@code OUTCOME_WITNESS} with the leader it knows, and {@link RaftClient} then sends
+     * it nothing more; its {@code Leader} answer says it is a witness.
+     *
+     * @throws IllegalStateException if the group is served already
+     */
+    public void addWitnessGroup(Node node) {
+        if (groups.putIfAbsent(node.groupId(), new Group(node, null, true)) != null) {
             throw new IllegalStateException("group " + node.groupId() + " is already served");
         }
     }
@@ -97,6 +121,11 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         return streamsOpened.sum();
     }
 
+    /** Calls answered OUTCOME_WITNESS so far (this member is a witness of their group). */
+    public long refusedAsWitness() {
+        return refusedAsWitness.sum();
+    }
+
     /** Calls refused BUSY so far (the node's queue was full). */
     public long refusedBusy() {
         return refusedBusy.sum();
@@ -108,7 +137,12 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         LeaderReply.Builder reply = LeaderReply.newBuilder();
         if (g != null) {
             NodeStatus s = g.node().status();
-            reply.setTerm(s.term()).setLeader(s.leader() == null ? "" : s.leader().endpoint());
+            reply.setTerm(s.term()).setLeader(s.leader() == null ? "" : s.leader().endpoint()).setWitness(g.servesAsWitness());
+            if (s.configuration() != null) {
+                for (PeerId w : s.configuration().witnesses()) {
+                    reply.addWitnesses(w.endpoint());
+                }
+            }
         }
         out.onNext(reply.build());
         out.onCompleted();
@@ -126,6 +160,16 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         if (g == null) {
             // Not (yet) served here: a starting server registers its groups after binding its port.
             answer.accept(notLeader(null, "group '" + call.getGroupId() + "' is not served by this member"));
+            return;
+        }
+        // The flag, not the configuration: this is every call's path, and a data replica never
+        // turns into a witness (the core refuses that change).
+        if (g.witness()) {
+            refusedAsWitness.increment();
+            PeerId leader = g.node().getLeaderId();
+            answer.accept(reply(Outcome.OUTCOME_WITNESS).setLeaderHint(leader == null ? "" : leader.endpoint())
+                    .setMessage("this member is a witness: it holds no data and serves no calls; "
+                            + (leader == null ? "leader unknown" : "leader is " + leader.endpoint())));
             return;
         }
         switch (call.getBodyCase()) {

@@ -62,6 +62,8 @@ final class ClientTestCluster implements AutoCloseable {
     private final Consumer<NodeOptions> tune;
 
     private final int maxUnansweredPerStream;
+    /** The member that runs as a witness, or -1. */
+    private final int witness;
 
     ClientTestCluster(Path root, int size, ExactlyOnceStateMachine.Options tableOptions, Consumer<NodeOptions> tune) {
         this(root, size, tableOptions, tune, RaftClientService.DEFAULT_MAX_UNANSWERED_PER_STREAM);
@@ -69,6 +71,18 @@ final class ClientTestCluster implements AutoCloseable {
 
     ClientTestCluster(Path root, int size, ExactlyOnceStateMachine.Options tableOptions, Consumer<NodeOptions> tune,
                       int maxUnansweredPerStream) {
+        this(root, size, tableOptions, tune, maxUnansweredPerStream, -1);
+    }
+
+    /** Two data members and a witness (the last member): the configuration marks it, and its service serves it as one. */
+    static ClientTestCluster withWitness(Path root) {
+        return new ClientTestCluster(root, 3, ExactlyOnceStateMachine.Options.defaults(), o -> { },
+                RaftClientService.DEFAULT_MAX_UNANSWERED_PER_STREAM, 2);
+    }
+
+    private ClientTestCluster(Path root, int size, ExactlyOnceStateMachine.Options tableOptions, Consumer<NodeOptions> tune,
+                              int maxUnansweredPerStream, int witness) {
+        this.witness = witness;
         this.maxUnansweredPerStream = maxUnansweredPerStream;
         this.tableOptions = tableOptions;
         this.tune = tune;
@@ -109,12 +123,16 @@ final class ClientTestCluster implements AutoCloseable {
         m.store = RocksDbStore.open(m.dir.resolve("log"));
         m.meta = FileMetaStorage.open(m.dir.resolve(GROUP + "/meta"));
         m.snapshots = LocalSnapshotStorage.open(m.dir.resolve(GROUP + "/snapshot"));
+        boolean isWitness = m.index == witness;
         m.ledger = new Ledger();
         m.stateMachine = new ExactlyOnceStateMachine(m.ledger, tableOptions);
         NodeOptions options = new NodeOptions()
                 .electionTimeoutMs(300)
-                .initialConfiguration(new Configuration(peers))
-                .stateMachine(m.stateMachine)
+                .initialConfiguration(new Configuration(peers, List.of(), witness < 0 ? List.of() : List.of(peers.get(witness)),
+                        java.util.Map.of()))
+                .witness(isWitness)
+                // a witness needs no state machine: the core applies no data on it
+                .stateMachine(isWitness ? null : m.stateMachine)
                 .logStorage(m.store.logStorage(GROUP))
                 .metaStorage(m.meta)
                 .snapshotStorage(m.snapshots)
@@ -124,7 +142,11 @@ final class ClientTestCluster implements AutoCloseable {
         m.group = new RaftGroupService(GROUP, m.id, options, m.transport, runtime);
         m.node = m.group.start();
         m.transport.nodes().register(m.node);
-        m.service.addGroup(m.node, m.stateMachine);
+        if (isWitness) {
+            m.service.addWitnessGroup(m.node);
+        } else {
+            m.service.addGroup(m.node, m.stateMachine);
+        }
     }
 
     List<String> endpoints() {

@@ -3,6 +3,7 @@ package io.wheelraft.example;
 import io.grpc.StatusRuntimeException;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.proto.AdminResult;
+import io.wheelraft.proto.ConfigurationEntry;
 import io.wheelraft.proto.NodeStatusResponse;
 import io.wheelraft.rpc.AdminClient;
 import io.wheelraft.rpc.RpcOptions;
@@ -22,12 +23,16 @@ import java.util.concurrent.TimeUnit;
  * {@code admin}: membership and operations through raft-rpc's admin service. Prints one line on
  * standard output, {@code ok ...} or {@code fail ...}, and exits 1 if the operation did not
  * happen. {@code add-peer} first adds the node as a learner and waits until it has caught up,
- * then makes it a voter; adding a current member succeeds and changes nothing.
+ * then makes it a voter; adding a current member succeeds and changes nothing. {@code add-witness}
+ * adds a voting witness (it holds no data and never leads); {@code set-priority HOST:PORT N} sets a
+ * member's election priority in the replicated configuration (0: never leads).
  */
-@Command(name = "admin", description = "add-peer | remove-peer | add-learner | transfer-leader | snapshot HOST:PORT", mixinStandardHelpOptions = true)
+@Command(name = "admin", description = "add-peer | remove-peer | add-learner | add-witness | transfer-leader | snapshot HOST:PORT, "
+        + "or set-priority HOST:PORT N", mixinStandardHelpOptions = true)
 final class AdminCommand implements Callable<Integer> {
 
-    private static final List<String> OPERATIONS = List.of("add-peer", "remove-peer", "add-learner", "transfer-leader", "snapshot");
+    private static final List<String> OPERATIONS = List.of("add-peer", "remove-peer", "add-learner", "add-witness", "set-priority",
+            "transfer-leader", "snapshot");
 
     @Spec
     CommandSpec spec;
@@ -38,11 +43,15 @@ final class AdminCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "30000", paramLabel = "N", description = "How long the operation may take (an add-peer includes the new node catching up).")
     long timeoutMs;
 
-    @Parameters(index = "0", paramLabel = "OPERATION", description = "add-peer | remove-peer | add-learner | transfer-leader | snapshot")
+    @Parameters(index = "0", paramLabel = "OPERATION",
+            description = "add-peer | remove-peer | add-learner | add-witness | set-priority | transfer-leader | snapshot")
     String operation;
 
     @Parameters(index = "1", paramLabel = "HOST:PORT", description = "The node the operation is about.")
     String target;
+
+    @Parameters(index = "2", arity = "0..1", paramLabel = "N", description = "set-priority only: the priority, 0 (never leads) or more.")
+    String value;
 
     private PrintWriter out;
 
@@ -53,6 +62,7 @@ final class AdminCommand implements Callable<Integer> {
             throw CliException.usage("unknown admin operation '" + operation + "'; expected one of " + String.join(", ", OPERATIONS));
         }
         PeerId peer = Addresses.parse(operation, target);
+        Integer priority = priorityArgument();
         if (timeoutMs <= 0) {
             throw CliException.usage("--timeout-ms must be positive, was " + timeoutMs);
         }
@@ -70,9 +80,61 @@ final class AdminCommand implements Callable<Integer> {
                         remaining(deadline))), "removed " + peer + " (the new configuration is committed)");
                 case "add-learner" -> answer(onNode(leader.getSelf(), c -> c.addLearners(CounterServiceImpl.GROUP_ID, "", List.of(peer.toString()),
                         remaining(deadline))), "added " + peer + " as a learner");
+                case "add-witness" -> addWitness(leader, peer, deadline);
+                case "set-priority" -> setPriority(leader, peer, priority, deadline);
                 default -> transferLeader(cluster, leader, peer, deadline);
             };
         }
+    }
+
+    /** The N of {@code set-priority HOST:PORT N}; null for the other operations, which take no N. */
+    private Integer priorityArgument() {
+        if (!operation.equals("set-priority")) {
+            if (value != null) {
+                throw CliException.usage(operation + " takes one HOST:PORT; '" + value + "' is one argument too many");
+            }
+            return null;
+        }
+        if (value == null) {
+            throw CliException.usage("set-priority needs the priority after the address: set-priority HOST:PORT N");
+        }
+        int n;
+        try {
+            n = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw CliException.usage("set-priority: the priority '" + value + "' is not a whole number");
+        }
+        if (n < 0) {
+            throw CliException.usage("set-priority: the priority must be 0 (never leads) or more, was " + n);
+        }
+        return n;
+    }
+
+    private int addWitness(NodeStatusResponse leader, PeerId peer, long deadline) {
+        ConfigurationEntry c = leader.getConfiguration();
+        String p = peer.toString();
+        if (c.getWitnessesList().contains(p) && c.getPeersList().contains(p)) {
+            return ok(peer + " is already a witness; nothing changed");
+        }
+        if (c.getPeersList().contains(p) || c.getLearnersList().contains(p)) {
+            return fail(peer + " is already a member holding data; a data member cannot become a witness: remove it first (admin"
+                    + " remove-peer " + p + "), wipe its data, start it with --witnesses naming it, then add it with add-witness");
+        }
+        return answer(onNode(leader.getSelf(), cl -> cl.addWitness(CounterServiceImpl.GROUP_ID, "", p, remaining(deadline))),
+                "added " + peer + " as a witness (the new configuration is committed)");
+    }
+
+    private int setPriority(NodeStatusResponse leader, PeerId peer, int priority, long deadline) {
+        ConfigurationEntry c = leader.getConfiguration();
+        String p = peer.toString();
+        if (!c.getPeersList().contains(p) && !c.getLearnersList().contains(p)) {
+            return fail(peer + " is not a member of the configuration (" + String.join(",", c.getPeersList()) + "); add it first");
+        }
+        if (priority > 0 && c.getWitnessesList().contains(p)) {
+            return fail(peer + " is a witness, which never leads; only priority 0 applies to it");
+        }
+        return answer(onNode(leader.getSelf(), cl -> cl.setPriority(CounterServiceImpl.GROUP_ID, "", p, priority, remaining(deadline))),
+                "priority of " + peer + " is " + priority + " (the new configuration is committed)");
     }
 
     private int addPeer(ClusterChannels cluster, NodeStatusResponse leader, PeerId peer, long deadline) throws InterruptedException {
@@ -135,6 +197,7 @@ final class AdminCommand implements Callable<Integer> {
             case "error" -> Optional.of("it stopped after an unrecoverable error (role error; its log says why); restart it once the cause is fixed");
             case "repairing" -> Optional.of("it is repairing its log after a storage fault (role repairing) and cannot lead until the leader has caught it up");
             case "shutdown" -> Optional.of("it is shutting down");
+            case "witness" -> Optional.of("it is a witness, which holds no data and never leads");
             default -> Optional.empty();
         };
     }
@@ -179,7 +242,7 @@ final class AdminCommand implements Callable<Integer> {
             return call.call(client);
         } catch (StatusRuntimeException e) {
             return AdminResult.newBuilder().setSuccess(false).setError(e.getStatus().getCode().name())
-                    .setMessage(endpoint + " did not answer: " + (e.getStatus().getDescription() == null ? "" : e.getStatus().getDescription())).build();
+                    .setMessage(endpoint + (e.getStatus().getCode() == io.grpc.Status.Code.INVALID_ARGUMENT ? " refused the request: " : " did not answer: ") + (e.getStatus().getDescription() == null ? "" : e.getStatus().getDescription())).build();
         }
     }
 

@@ -9,13 +9,14 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
- * {@code chaos}: three servers as child processes, client load at concurrency 16, one fault per
+ * {@code chaos}: three servers (with {@code --witness}: two data servers and a witness) as child processes, client load at concurrency 16, one fault per
  * round; writes report.json, report.md, timeline.png, histogram.png and report.html to
  * {@code --out}. Exit 0 when the invariants hold (nothing lost or doubled, the history
  * linearizable), 1 otherwise; a run cut short (timeout, error, Ctrl-C) still writes what it
  * measured, marked incomplete. Every child is killed at the end, also on Ctrl-C.
  */
-@Command(name = "chaos", description = "Break a local three-node cluster under load and measure recovery.", mixinStandardHelpOptions = true)
+@Command(name = "chaos", description = "Break a local three-node cluster (or two data nodes and a witness) under load and measure recovery.",
+        mixinStandardHelpOptions = true)
 final class ChaosCommand implements Callable<Integer> {
 
     @Spec
@@ -45,6 +46,11 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--snapshot-interval-secs", defaultValue = "3600", paramLabel = "N", description = "The servers' snapshot interval; 0 disables periodic snapshots.")
     int snapshotIntervalSecs;
 
+    @Option(names = "--witness", defaultValue = "false",
+            description = "Run two data nodes and a witness (n3: votes, holds no data, never leads) instead of three data nodes; "
+                    + "with --mode kill-leader, kill-follower (the data follower and the witness in turn) or none.")
+    boolean witness;
+
     @Option(names = "--no-progress", defaultValue = "false", description = "No progress bar on standard error.")
     boolean noProgress;
 
@@ -60,6 +66,9 @@ final class ChaosCommand implements Callable<Integer> {
         if (concurrency <= 0 || durationSecs <= 0 || snapshotIntervalSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --snapshot-interval-secs >= 0");
         }
+        if (witness && !ChaosRunner.Settings.WITNESS_MODES.contains(m)) {
+            throw CliException.usage("--witness runs with --mode kill-leader, kill-follower or none, not " + m.label);
+        }
         if (m == ChaosRunner.Mode.DISK_FULL && TmpfsDisk.unsupportedReason() != null) {
             throw CliException.failed("--mode disk-full cannot run here: " + TmpfsDisk.unsupportedReason());
         }
@@ -72,7 +81,8 @@ final class ChaosCommand implements Callable<Integer> {
         } catch (CliException e) {
             throw CliException.failed("--out: " + e.getMessage());
         }
-        ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs);
+        ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs,
+                witness);
         ChaosRunner runner = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress));
         // Ctrl-C or SIGTERM: write what was measured so far, marked incomplete (the child servers are
         // killed by ChildProcesses' own hook).

@@ -188,7 +188,7 @@ final class ChaosReport {
     }
 
     String title() {
-        return "Chaos " + settings.mode().label + ", election timeout " + settings.electionTimeoutMs() + " ms, " + rounds.size()
+        return "Chaos " + settings.mode().label + (settings.witness() ? " (2 data + witness)" : "") + ", election timeout " + settings.electionTimeoutMs() + " ms, " + rounds.size()
                 + (settings.mode() == ChaosRunner.Mode.NONE ? " rounds" : " of " + settings.rounds() + " rounds")
                 + (complete() ? "" : " (INCOMPLETE)");
     }
@@ -215,8 +215,8 @@ final class ChaosReport {
     /** One paragraph for the terminal. */
     String summary() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "chaos %s: %d rounds, election timeout %d ms, %.0f s%n", settings.mode().label,
-                rounds.size(), settings.electionTimeoutMs(), m.seconds()));
+        sb.append(String.format(Locale.ROOT, "chaos %s: %d rounds, %s, election timeout %d ms, %.0f s%n", settings.mode().label,
+                rounds.size(), settings.topology(), settings.electionTimeoutMs(), m.seconds()));
         if (!complete()) {
             sb.append("  INCOMPLETE: ").append(m.incompleteReason()).append('\n');
         }
@@ -279,6 +279,8 @@ final class ChaosReport {
         if (!complete()) {
             o.addProperty("incompleteReason", m.incompleteReason());
         }
+        o.addProperty("topology", settings.topology());
+        o.addProperty("witness", settings.witness());
         o.addProperty("electionTimeoutMs", settings.electionTimeoutMs());
         o.addProperty("concurrency", settings.concurrency());
         o.addProperty("roundsRequested", settings.rounds());
@@ -387,8 +389,8 @@ final class ChaosReport {
         if (!complete()) {
             sb.append("**INCOMPLETE:** ").append(m.incompleteReason()).append(". What was measured until then follows.\n\n");
         }
-        sb.append(String.format(Locale.ROOT, "%d rounds, election timeout %d ms, %d concurrent clients, %.0f s. Nodes: %s.%n%n",
-                rounds.size(), settings.electionTimeoutMs(), settings.concurrency(), m.seconds(), nodeLegend()));
+        sb.append(String.format(Locale.ROOT, "%d rounds, %s, election timeout %d ms, %d concurrent clients, %.0f s. Nodes: %s.%n%n",
+                rounds.size(), settings.topology(), settings.electionTimeoutMs(), settings.concurrency(), m.seconds(), nodeLegend()));
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("| measure | median | p90 | max | n |\n|---|---|---|---|---|\n");
             for (Map.Entry<String, Stats> e : measures().entrySet()) {

@@ -62,7 +62,22 @@ final class ChaosRunner {
         }
     }
 
-    record Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs) {
+    /**
+     * @param witness run two data nodes and a witness (n3) instead of three data nodes
+     */
+    record Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs,
+                    boolean witness) {
+        Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs) {
+            this(rounds, electionTimeoutMs, mode, outDir, concurrency, durationSecs, snapshotIntervalSecs, false);
+        }
+
+        /** The modes a run with a witness supports: the witness holds no data to corrupt, fill or repair. */
+        static final java.util.Set<Mode> WITNESS_MODES = java.util.EnumSet.of(Mode.KILL_LEADER, Mode.KILL_FOLLOWER, Mode.NONE);
+
+        /** How the report names the cluster. */
+        String topology() {
+            return witness ? "two data nodes (n1, n2) and a witness (n3)" : "three data nodes";
+        }
     }
 
     /**
@@ -141,7 +156,7 @@ final class ChaosRunner {
         }
         plan[plan.length - 1] = 6;
         progress.plan(plan);
-        progress.label("starting three servers");
+        progress.label(settings.witness() ? "starting two data servers and a witness" : "starting three servers");
         if (settings.mode() == Mode.ISOLATE_LEADER) {
             try {
                 network = NetworkNamespaces.create(3);
@@ -150,7 +165,7 @@ final class ChaosRunner {
                 throw CliException.failed("--mode isolate-leader could not set up the servers' network namespaces: " + e.getMessage());
             }
         }
-        try (LocalCluster c = network == null ? new LocalCluster(serversDir, 3, et, settings.snapshotIntervalSecs())
+        try (LocalCluster c = network == null ? new LocalCluster(serversDir, 3, settings.witness() ? 1 : 0, et, settings.snapshotIntervalSecs())
                 : new LocalCluster(serversDir, network, 3, et, settings.snapshotIntervalSecs())) {
             cluster = c;
             for (int i = 0; i < c.endpoints().size(); i++) {
@@ -280,14 +295,14 @@ final class ChaosRunner {
         LocalCluster.NodeView leader = cluster.awaitLeader(cluster.endpoints(), 0, 30_000);
         // Every node healthy and the load flowing before the fault.
         for (String e : cluster.endpoints()) {
-            cluster.awaitApplied(e, leader.commit(), 30_000);
+            cluster.awaitCaughtUp(e, leader.commit(), 30_000);
         }
         awaitNewAck(load, 30_000);
         List<String> all = cluster.endpoints();
         return switch (settings.mode()) {
             case KILL_LEADER -> killOne(number, cluster, load, leader, leader.endpoint());
             case KILL_FOLLOWER -> killOne(number, cluster, load, leader,
-                    all.stream().filter(e -> !e.equals(leader.endpoint())).findFirst().orElseThrow());
+                    followerVictim(number, cluster.endpoints(), cluster.witnesses(), leader.endpoint()));
             case PAUSE_LEADER -> pauseLeader(number, cluster, load, leader, et);
             case ISOLATE_LEADER -> isolateLeader(number, cluster, load, leader, et);
             case RESTART_ALL -> restartAll(number, cluster, load, leader);
@@ -295,6 +310,19 @@ final class ChaosRunner {
             case DISK_FULL -> storageRounds.diskFull(number, leader, all.get(all.size() - 1), disk);
             case NONE -> throw new IllegalStateException("no rounds in mode none");
         };
+    }
+
+    /**
+     * The follower a kill-follower round kills: the first that is not the leader; with a witness,
+     * the data follower in odd rounds and the witness in even ones, so both losses are measured.
+     */
+    static String followerVictim(int round, List<String> endpoints, List<String> witnesses, String leader) {
+        List<String> followers = endpoints.stream().filter(e -> !e.equals(leader)).toList();
+        if (witnesses.isEmpty()) {
+            return followers.get(0);
+        }
+        boolean witnessRound = round % 2 == 0;
+        return followers.stream().filter(e -> witnesses.contains(e) == witnessRound).findFirst().orElse(followers.get(0));
     }
 
     private Round killOne(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader, String victim) throws Exception {
@@ -458,7 +486,7 @@ final class ChaosRunner {
         recorder.eventAt(s.startedNanos(), ChaosRecorder.EventKind.RECOVERY, "restart " + name(victim));
         cluster.awaitApplied(victim, 0, 60_000);
         double servingMs = millisSince(s.startedNanos());
-        cluster.awaitApplied(victim, target, 60_000);
+        cluster.awaitCaughtUp(victim, target, 60_000);
         double caughtUp = millisSince(s.startedNanos());
         recorder.event(ChaosRecorder.EventKind.RECOVERY, name(victim) + " caught up");
         LOG.info("{} answered {} ms after it was spawned and caught up after {} ms", victim, servingMs, caughtUp);

@@ -15,6 +15,9 @@ import io.wheelraft.core.Node;
  * the generic {@link RaftClientService} that clients reach with {@code RaftClient}. Registered on
  * the node's gRPC server as one service ({@link #bindService()}).
  *
+ * <p>On a witness ({@link #witness}) there is no counter and no state machine: the service
+ * answers every call as a witness's, and clients go to the data members.
+ *
  * <p>Thread-safe; {@link #attach} once the node has started (until then calls are answered
  * NOT_LEADER, which clients retry).
  */
@@ -23,8 +26,20 @@ public final class CounterServiceImpl implements BindableService {
     /** The only Raft group of the counter service. */
     public static final String GROUP_ID = "counter";
 
+    /** Null on a witness. */
     private final ExactlyOnceStateMachine stateMachine;
     private final RaftClientService service = new RaftClientService();
+
+    /** The service of a witness: no counter, every call refused as a witness's. */
+    static CounterServiceImpl witness(MeterRegistry registry) {
+        return new CounterServiceImpl(registry);
+    }
+
+    private CounterServiceImpl(MeterRegistry registry) {
+        this.stateMachine = null;
+        Gauge.builder("counter.client.witness.refused", service, RaftClientService::refusedAsWitness)
+                .description("calls refused because this member is a witness").register(registry);
+    }
 
     public CounterServiceImpl(CounterStateMachine counter) {
         this(counter, new SimpleMeterRegistry());
@@ -38,14 +53,18 @@ public final class CounterServiceImpl implements BindableService {
                 .description("calls refused BUSY (the node's queue was full)").register(registry);
     }
 
-    /** The state machine the node must run: the counter inside the exactly-once wrapper. */
+    /** The state machine the node must run: the counter inside the exactly-once wrapper; null on a witness. */
     public ExactlyOnceStateMachine stateMachine() {
         return stateMachine;
     }
 
     /** Starts serving the counter's group on {@code started}. */
     public void attach(Node started) {
-        service.addGroup(started, stateMachine);
+        if (stateMachine == null) {
+            service.addWitnessGroup(started);
+        } else {
+            service.addGroup(started, stateMachine);
+        }
     }
 
     @Override

@@ -34,9 +34,15 @@ final class LocalCluster implements AutoCloseable {
 
     private final List<ServerProcess> servers = new ArrayList<>();
     private final ClusterChannels channels;
+    private final List<String> witnesses;
 
     LocalCluster(Path baseDir, int size, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
-        this(baseDir, loopbackEndpoints(size), null, electionTimeoutMs, snapshotIntervalSecs);
+        this(baseDir, size, 0, electionTimeoutMs, snapshotIntervalSecs);
+    }
+
+    /** {@code size} servers on loopback ports, the last {@code witnesses} of them witnesses ({@code server --witnesses}). */
+    LocalCluster(Path baseDir, int size, int witnesses, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
+        this(baseDir, loopbackEndpoints(size), witnesses, null, electionTimeoutMs, snapshotIntervalSecs);
     }
 
     /**
@@ -44,20 +50,34 @@ final class LocalCluster implements AutoCloseable {
      * {@code network.host(i)} and runs in its namespace (see {@link NetworkNamespaces}).
      */
     LocalCluster(Path baseDir, NetworkNamespaces network, int size, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
-        this(baseDir, networkEndpoints(network, size), network, electionTimeoutMs, snapshotIntervalSecs);
+        this(baseDir, networkEndpoints(network, size), 0, network, electionTimeoutMs, snapshotIntervalSecs);
     }
 
-    private LocalCluster(Path baseDir, List<String> endpoints, NetworkNamespaces network, int electionTimeoutMs, int snapshotIntervalSecs)
-            throws IOException {
+    private LocalCluster(Path baseDir, List<String> endpoints, int witnessCount, NetworkNamespaces network, int electionTimeoutMs,
+                         int snapshotIntervalSecs) throws IOException {
         int size = endpoints.size();
-        List<String> args = List.of("--peers", String.join(",", endpoints), "--election-timeout-ms", Integer.toString(electionTimeoutMs),
-                "--snapshot-interval-secs", Integer.toString(snapshotIntervalSecs));
+        if (witnessCount < 0 || witnessCount >= size) {
+            throw new IllegalArgumentException("a cluster of " + size + " needs at least one data node; " + witnessCount + " witnesses asked");
+        }
+        this.witnesses = List.copyOf(endpoints.subList(size - witnessCount, size));
+        List<String> args = serverArgs(endpoints, witnesses, electionTimeoutMs, snapshotIntervalSecs);
         Path archive = ServerProcess.recordClassArchive(baseDir);
         for (int i = 0; i < size; i++) {
             servers.add(new ServerProcess(endpoints.get(i), baseDir.resolve("node" + (i + 1)), baseDir.resolve("node" + (i + 1) + ".log"), args,
                     archive, network == null ? List.of() : network.launcher(i + 1)));
         }
         channels = new ClusterChannels(endpoints);
+    }
+
+    /** The {@code server} options every node gets (besides --data and --self). */
+    static List<String> serverArgs(List<String> endpoints, List<String> witnesses, int electionTimeoutMs, int snapshotIntervalSecs) {
+        List<String> args = new ArrayList<>(List.of("--peers", String.join(",", endpoints), "--election-timeout-ms",
+                Integer.toString(electionTimeoutMs), "--snapshot-interval-secs", Integer.toString(snapshotIntervalSecs)));
+        if (!witnesses.isEmpty()) {
+            args.add("--witnesses");
+            args.add(String.join(",", witnesses));
+        }
+        return List.copyOf(args);
     }
 
     private static List<String> loopbackEndpoints(int size) throws IOException {
@@ -104,6 +124,11 @@ final class LocalCluster implements AutoCloseable {
 
     List<String> endpoints() {
         return channels.endpoints();
+    }
+
+    /** The endpoints that run as witnesses (they hold no data). */
+    List<String> witnesses() {
+        return witnesses;
     }
 
     ServerProcess server(String endpoint) {
@@ -165,6 +190,28 @@ final class LocalCluster implements AutoCloseable {
             if (System.nanoTime() - deadline > 0) {
                 throw new TimeoutException(endpoint + " did not apply index " + index + " within " + timeoutMs + " ms (last seen "
                         + v.map(NodeView::toString).orElse("down") + ")");
+            }
+            TimeUnit.MILLISECONDS.sleep(POLL_MS);
+        }
+    }
+
+    /**
+     * Waits until {@code endpoint} holds everything up to {@code index}: a data node has applied
+     * it; a witness, which applies no data, knows it committed.
+     */
+    NodeView awaitCaughtUp(String endpoint, long index, long timeoutMs) throws TimeoutException, InterruptedException {
+        if (!witnesses.contains(endpoint)) {
+            return awaitApplied(endpoint, index, timeoutMs);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            Optional<NodeView> v = view(endpoint, 200);
+            if (v.isPresent() && v.get().commit() >= index) {
+                return v.get();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException("witness " + endpoint + " did not learn index " + index + " committed within " + timeoutMs
+                        + " ms (last seen " + v.map(NodeView::toString).orElse("down") + ")");
             }
             TimeUnit.MILLISECONDS.sleep(POLL_MS);
         }

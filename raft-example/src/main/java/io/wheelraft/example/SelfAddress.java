@@ -62,9 +62,15 @@ final class SelfAddress {
 
     /** The start-up line of a node whose {@code --self} is not in {@code --peers}. */
     static String notListedLine(PeerId self, List<PeerId> peers) {
+        return notListedLine(self, peers, false);
+    }
+
+    /** The same for a node that runs as a witness ({@code --witnesses} names its {@code --self}), added with add-witness. */
+    static String notListedLine(PeerId self, List<PeerId> peers, boolean witness) {
         return "--self " + self + " is not in --peers " + peers.stream().map(PeerId::toString).collect(Collectors.joining(","))
                 + ": this node is not a member. Unless its data directory already holds a configuration naming it, it starts"
-                + " empty and waits to be added (admin --peers LIST add-peer " + self + "); if it should be one of the listed"
+                + " empty" + (witness ? " as a witness" : "") + " and waits to be added (admin --peers LIST "
+                + (witness ? "add-witness " : "add-peer ") + self + "); if it should be one of the listed"
                 + " members, stop it and correct --self or --peers";
     }
 

@@ -33,6 +33,16 @@ final class ServerCommand implements Callable<Integer> {
             description = "The members, HOST:PORT,... A list without --self starts empty and waits to be added.")
     String peers;
 
+    @Option(names = "--witnesses", paramLabel = "LIST",
+            description = "The witnesses among --peers, HOST:PORT,...: they vote but hold no data and never lead. Give every node the "
+                    + "same list; the node whose --self is listed runs as a witness (one joining later lists itself without being in --peers). "
+                    + "Default: none.")
+    String witnesses;
+
+    @Option(names = "--priority", paramLabel = "N",
+            description = "This node's election priority: 0 never leads, higher is preferred among caught-up members. Default: 1.")
+    Integer priority;
+
     @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N", description = "Silence from the leader after which a follower campaigns, ms (at least 10).")
     int electionTimeoutMs;
 
@@ -50,8 +60,16 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PeerId selfId = Addresses.parse("--self", self);
         List<PeerId> members = Addresses.parseList("--peers", peers);
+        List<PeerId> witnessList = WitnessList.parse(witnesses, selfId, members);
+        boolean selfWitness = witnessList.contains(selfId);
         if (SelfAddress.check(selfId, members, SelfAddress.Resolver.SYSTEM) == SelfAddress.Membership.NOT_LISTED) {
-            LOG.warn("{}", SelfAddress.notListedLine(selfId, members));
+            LOG.warn("{}", SelfAddress.notListedLine(selfId, members, selfWitness));
+        }
+        if (priority != null && priority < 0) {
+            throw CliException.usage("--priority must be 0 (never leads) or more, was " + priority);
+        }
+        if (priority != null && priority > 0 && selfWitness) {
+            throw CliException.usage("--priority " + priority + " is given to " + selfId + ", a witness, which never leads; leave --priority out");
         }
         if (electionTimeoutMs < 10) {
             throw CliException.usage("--election-timeout-ms must be at least 10, was " + electionTimeoutMs);
@@ -67,7 +85,8 @@ final class ServerCommand implements Callable<Integer> {
         MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);
         CounterServer server;
         try {
-            server = CounterServer.start(new CounterServer.Settings(data, selfId, members, electionTimeoutMs, snapshotIntervalSecs), registry);
+            server = CounterServer.start(new CounterServer.Settings(data, selfId, members, electionTimeoutMs, snapshotIntervalSecs,
+                    witnessList, priority), registry);
         } catch (RuntimeException e) {
             if (metrics != null) {
                 metrics.close();

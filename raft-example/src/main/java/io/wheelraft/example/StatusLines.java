@@ -13,7 +13,8 @@ import java.util.Set;
  * order of {@code --peers}:
  * <ul>
  *   <li>{@code ADDRESS ROLE term=N commit=N last=N leader=ADDRESS|none} for a node that answered,
- *       ROLE one of {@code leader follower candidate learner removed repairing error shutdown};</li>
+ *       ROLE one of {@code leader follower candidate learner witness removed repairing error shutdown}
+ *       ({@code witness}: a member that votes but holds no data, as its configuration marks it);</li>
  *   <li>{@code ADDRESS down (WHY)} for one that did not: nothing about it is known, so no
  *       figures are printed rather than made-up zeros; WHY is {@code unreachable} or
  *       {@code no answer within N ms}.</li>
@@ -26,7 +27,8 @@ import java.util.Set;
 final class StatusLines {
 
     /** Roles printed as answered (Role.label()); a role this build does not know shows as {@code unknown(x)}. */
-    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner", "repairing", "error", "shutdown");
+    private static final Set<String> ROLES = Set.of("leader", "follower", "candidate", "learner", "witness", "repairing", "error",
+            "shutdown");
 
     private StatusLines() {
     }
@@ -65,7 +67,8 @@ final class StatusLines {
         // and a role from a newer build is shown as it came rather than hidden.
         String role = ROLES.contains(s.getRole()) ? s.getRole()
                 : "unknown(" + s.getRole().replaceAll("[^A-Za-z0-9_-]", "").toLowerCase(java.util.Locale.ROOT) + ")";
-        if ((role.equals("follower") || role.equals("candidate") || role.equals("learner")) && removed(s, leader)) {
+        if ((role.equals("follower") || role.equals("candidate") || role.equals("learner") || role.equals("witness"))
+                && removed(s, leader)) {
             role = "removed";
         }
         String leaderText = s.getLeader().isEmpty() ? (role.equals("leader") ? endpoint : "none") : s.getLeader();

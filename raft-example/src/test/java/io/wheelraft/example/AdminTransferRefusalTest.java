@@ -17,6 +17,7 @@ class AdminTransferRefusalTest {
         assertTrue(AdminCommand.cannotLead(role("error")).orElseThrow().contains("unrecoverable error"));
         assertTrue(AdminCommand.cannotLead(role("repairing")).orElseThrow().contains("storage fault"));
         assertTrue(AdminCommand.cannotLead(role("shutdown")).isPresent());
+        assertTrue(AdminCommand.cannotLead(role("witness")).orElseThrow().contains("never leads"));
     }
 
     @Test

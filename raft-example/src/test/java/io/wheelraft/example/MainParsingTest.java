@@ -139,6 +139,44 @@ class MainParsingTest {
     }
 
     @Test
+    void serverRejectsAWitnessNotAmongThePeers() {
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3",
+                "--witnesses", "127.0.0.1:4"), 2, "--witnesses names 127.0.0.1:4, which is not among --peers");
+        // spelt another way than in --peers: Raft tells members apart by spelling
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3",
+                "--witnesses", "localhost:3"), 2, "spelt the same way");
+    }
+
+    @Test
+    void serverRejectsMalformedRepeatedOrAllWitnesses() {
+        String peers = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--witnesses", "127.0.0.1"), 2,
+                "--witnesses '127.0.0.1'");
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--witnesses", "127.0.0.1:3,127.0.0.1:3"),
+                2, "twice");
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", "127.0.0.1:1,127.0.0.1:2",
+                "--witnesses", "127.0.0.1:1,127.0.0.1:2"), 2, "at least one member must not be a witness");
+    }
+
+    @Test
+    void serverRejectsANegativePriorityAndAPriorityForAWitness() {
+        String peers = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--priority", "-1"), 2,
+                "--priority must be 0 (never leads) or more, was -1");
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--priority", "x"), 2, "'x'");
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:3", "--peers", peers, "--witnesses", "127.0.0.1:3",
+                "--priority", "5"), 2, "a witness, which never leads");
+    }
+
+    @Test
+    void adminChecksSetPriorityArguments() {
+        assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "set-priority", "127.0.0.1:2"), 2, "set-priority HOST:PORT N");
+        assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "set-priority", "127.0.0.1:2", "high"), 2, "'high'");
+        assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "set-priority", "127.0.0.1:2", "-3"), 2, "0 (never leads) or more");
+        assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "add-witness", "127.0.0.1:2", "5"), 2, "one argument too many");
+    }
+
+    @Test
     void adminAgainstAnUnreachableClusterFails() throws Exception {
         int port = LocalCluster.freePorts(1).get(0);
         assertOneLineError(run("admin", "--peers", "127.0.0.1:" + port, "remove-peer", "127.0.0.1:1"), 1, "unreachable");

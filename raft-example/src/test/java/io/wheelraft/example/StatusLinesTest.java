@@ -50,6 +50,18 @@ class StatusLinesTest {
     }
 
     @Test
+    void aWitnessPrintsRoleWitnessInTheSameLineFormatAndCanBeRemoved() {
+        List<String> lines = StatusLines.lines(List.of(
+                StatusLines.Answer.of("a:1", node("a:1", "leader", 3, "", ABC, List.of())),
+                StatusLines.Answer.of("c:3", node("c:3", "witness", 3, "a:1", ABC, List.of()))));
+        assertEquals("c:3 witness term=3 commit=7 last=9 leader=a:1", lines.get(1));
+        List<String> afterRemoval = StatusLines.lines(List.of(
+                StatusLines.Answer.of("a:1", node("a:1", "leader", 4, "", AB, List.of())),
+                StatusLines.Answer.of("c:3", node("c:3", "witness", 3, "", ABC, List.of()))));
+        assertEquals("c:3 removed term=3 commit=7 last=9 leader=none", afterRemoval.get(1));
+    }
+
+    @Test
     void aNodeWaitingToBeAddedIsNotRemoved() {
         List<String> lines = StatusLines.lines(List.of(
                 StatusLines.Answer.of("a:1", node("a:1", "leader", 3, "", AB, List.of())),

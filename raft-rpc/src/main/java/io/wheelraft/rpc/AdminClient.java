@@ -1,6 +1,7 @@
 package io.wheelraft.rpc;
 
 import io.grpc.ManagedChannel;
+import io.wheelraft.proto.AddWitnessRequest;
 import io.wheelraft.proto.AdminResult;
 import io.wheelraft.proto.ChangePeersRequest;
 import io.wheelraft.proto.LearnersChangeRequest;
@@ -8,6 +9,7 @@ import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
 import io.wheelraft.proto.PeerChangeRequest;
+import io.wheelraft.proto.SetPriorityRequest;
 import io.wheelraft.proto.SnapshotNowRequest;
 import io.wheelraft.proto.TransferLeaderRequest;
 import io.wheelraft.rpc.proto.AdminServiceGrpc;
@@ -63,6 +65,18 @@ public final class AdminClient implements AutoCloseable {
     public AdminResult transferLeader(String groupId, String peerId, String target, long timeoutMs) {
         return stub(timeoutMs).transferLeader(TransferLeaderRequest.newBuilder().setNode(selector(groupId, peerId))
                 .setTarget(target).build()).getResult();
+    }
+
+    /** Adds {@code witness} as a voting witness (run on the leader). */
+    public AdminResult addWitness(String groupId, String peerId, String witness, long timeoutMs) {
+        return stub(timeoutMs).addWitness(AddWitnessRequest.newBuilder().setNode(selector(groupId, peerId)).setWitness(witness).build())
+                .getResult();
+    }
+
+    /** Sets the election priority of member {@code peer} (run on the leader); 0 never leads. */
+    public AdminResult setPriority(String groupId, String peerId, String peer, int priority, long timeoutMs) {
+        return stub(timeoutMs).setPriority(SetPriorityRequest.newBuilder().setNode(selector(groupId, peerId)).setPeer(peer)
+                .setPriority(priority).build()).getResult();
     }
 
     public AdminResult snapshot(String groupId, String peerId, long timeoutMs) {

@@ -8,6 +8,7 @@ import io.wheelraft.core.Configuration;
 import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.AddWitnessRequest;
 import io.wheelraft.proto.AdminResponse;
 import io.wheelraft.proto.AdminResult;
 import io.wheelraft.proto.ChangePeersRequest;
@@ -16,6 +17,7 @@ import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
 import io.wheelraft.proto.PeerChangeRequest;
+import io.wheelraft.proto.SetPriorityRequest;
 import io.wheelraft.proto.SnapshotNowRequest;
 import io.wheelraft.proto.TransferLeaderRequest;
 import io.wheelraft.rpc.proto.AdminServiceGrpc;
@@ -56,7 +58,7 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
                 .setResult(AdminResult.newBuilder().setSuccess(true))
                 .setGroupId(s.groupId())
                 .setSelf(String.valueOf(s.self()))
-                .setRole(s.role().label())
+                .setRole(roleLabel(s))
                 .setTerm(s.term())
                 .setLeader(s.leader() == null ? "" : s.leader().toString())
                 .setCommitIndex(s.commitIndex())
@@ -72,6 +74,19 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
             }
         }
         reply(out, b.build());
+    }
+
+    /**
+     * The role as {@code status} prints it: a follower, candidate or learner that its own
+     * configuration marks as a witness is shown as {@code witness}, so operators tell it from a
+     * data replica; leader, repairing, error and shutdown are shown as they are.
+     */
+    static String roleLabel(NodeStatus s) {
+        boolean markedWitness = s.configuration() != null && s.self() != null && s.configuration().isWitness(s.self());
+        return switch (s.role()) {
+            case FOLLOWER, CANDIDATE, LEARNER -> markedWitness ? "witness" : s.role().label();
+            default -> s.role().label();
+        };
     }
 
     @Override
@@ -107,6 +122,21 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
     @Override
     public void transferLeader(TransferLeaderRequest request, StreamObserver<AdminResponse> out) {
         withNode(request.getNode(), out, node -> node.transferLeadershipTo(peer("target", request.getTarget()), closure(node, out)));
+    }
+
+    @Override
+    public void addWitness(AddWitnessRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> node.addWitness(peer("witness", request.getWitness()), closure(node, out)));
+    }
+
+    @Override
+    public void setPriority(SetPriorityRequest request, StreamObserver<AdminResponse> out) {
+        withNode(request.getNode(), out, node -> {
+            if (request.getPriority() < 0) {
+                throw new IllegalArgumentException("priority " + request.getPriority() + " must be 0 (never leads) or more");
+            }
+            node.setPriority(peer("peer", request.getPeer()), request.getPriority(), closure(node, out));
+        });
     }
 
     @Override

@@ -67,6 +67,36 @@ class AdminServiceTest {
     }
 
     @Test
+    void witnessAndPriorityOperationsReachTheNode() {
+        assertTrue(admin.addWitness("counter", "", "127.0.0.1:6", TIMEOUT).getSuccess());
+        assertTrue(admin.setPriority("counter", "", "127.0.0.1:2", 5, TIMEOUT).getSuccess());
+        assertTrue(admin.setPriority("counter", "", "127.0.0.1:3", 0, TIMEOUT).getSuccess());
+        assertEquals(List.of("addWitness 127.0.0.1:6", "setPriority 127.0.0.1:2 5", "setPriority 127.0.0.1:3 0"), node.operations);
+    }
+
+    @Test
+    void negativePriorityIsInvalidArgumentAndNeverReachesTheNode() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> admin.setPriority("counter", "", "127.0.0.1:2", -1, TIMEOUT));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("-1"), e.getStatus().getDescription());
+        assertTrue(node.operations.isEmpty());
+    }
+
+    @Test
+    void aFollowerItsConfigurationMarksAsWitnessShowsRoleWitness() {
+        PeerId witness = new PeerId(self.host(), self.port(), 2);
+        FakeNode w = new FakeNode("counter", witness, self,
+                Configuration.parse(self + "," + witness + "/witness,127.0.0.1:3"));
+        server.nodes().register(w);
+        NodeStatusResponse s = admin.status("counter", witness.toString(), TIMEOUT);
+        assertEquals("witness", s.getRole());
+        assertEquals(List.of(witness.toString()), s.getConfiguration().getWitnessesList());
+        // the leader's own line is unchanged, and it sees the mark on the other member
+        NodeStatusResponse leader = admin.status("counter", self.toString(), TIMEOUT);
+        assertEquals("leader", leader.getRole());
+    }
+
+    @Test
     void failureOfTheOperationComesBackWithCodeAndLeaderHint() {
         node.leader = PeerId.parse("127.0.0.1:2");
         AdminResult r = admin.addPeer("counter", "", "127.0.0.1:4", TIMEOUT);
