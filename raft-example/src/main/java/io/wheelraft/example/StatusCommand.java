@@ -29,7 +29,7 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "2000", paramLabel = "N", description = "How long to wait for each node's answer.")
     long timeoutMs;
 
-    @Option(names = "--groups", description = "One line per address about all its groups instead: ADDRESS groups=N leaders=L quiet=Q, or ADDRESS down.")
+    @Option(names = "--groups", defaultValue = "false", description = "One line per address about all its groups instead: ADDRESS groups=N leaders=L quiet=Q, or ADDRESS down.")
     boolean groups;
 
     @Override
