@@ -96,12 +96,14 @@ final class GroupsBenchCommand implements Callable<Integer> {
         List<Integer> ports = LocalCluster.freePorts(6);
         List<String> endpoints = List.of("127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1), "127.0.0.1:" + ports.get(2));
         List<Process> servers = new ArrayList<>();
+        boolean keepLogs = false;
         try (ClusterChannels channels = new ClusterChannels(endpoints)) {
             long started = System.nanoTime();
             for (int i = 0; i < 3; i++) {
                 servers.add(spawn(work, i, endpoints, ports.get(3 + i), groups));
             }
             long hostedAt = 0;
+            boolean converged = true;
             long deadline = started + TimeUnit.SECONDS.toNanos(leaderTimeoutSecs);
             while (true) {
                 int hosted = 0;
@@ -123,11 +125,16 @@ final class GroupsBenchCommand implements Callable<Integer> {
                 }
                 for (Process p : servers) {
                     if (!p.isAlive()) {
+                            keepLogs = true;
                         throw CliException.failed("a server of the " + groups + "-group run exited with " + p.exitValue() + "; see " + work);
                     }
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw CliException.failed("only " + leaders + " of " + groups + " groups had a leader after " + leaderTimeoutSecs + " s; see " + work);
+                    // Not every group holds a leader (elections keep failing): measured all the same, and reported so.
+                    System.err.println(Main.NAME + ": only " + leaders + " of " + groups + " groups had a leader after " + leaderTimeoutSecs
+                            + " s; measuring anyway");
+                    converged = false;
+                    break;
                 }
                 TimeUnit.MILLISECONDS.sleep(100); // poll interval: small next to the times measured
             }
@@ -154,14 +161,20 @@ final class GroupsBenchCommand implements Callable<Integer> {
             for (String e : endpoints) {
                 leadersAfter += channels.groupsSummary(e, 5_000).getLeaders();
             }
-            return new GroupsBenchReport.Row(groups, TimeUnit.NANOSECONDS.toMillis(hostedAt - started),
-                    TimeUnit.NANOSECONDS.toMillis(ledAt - started), leadersAfter, figures);
+            return new GroupsBenchReport.Row(groups, hostedAt == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(hostedAt - started),
+                    converged ? TimeUnit.NANOSECONDS.toMillis(ledAt - started) : -1, leadersAfter, figures);
         } finally {
             for (Process p : servers) {
                 p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
             }
-            ChaosRunner.deleteRecursively(work);
+            if (keepLogs) {
+                for (int i = 0; i < 3; i++) {
+                    ChaosRunner.deleteRecursively(work.resolve("n" + i)); // the data; the logs stay for the reader
+                }
+            } else {
+                ChaosRunner.deleteRecursively(work);
+            }
         }
     }
 

@@ -31,7 +31,11 @@ final class GroupsBenchReport {
     record ProcessFigures(double cpuPercentOfCore, long rssBytes, long heapUsedBytes, long threads, long wheelEntries) {
     }
 
-    /** One group count: three processes, each hosting one replica of every group. */
+    /**
+     * One group count: three processes, each hosting one replica of every group. {@code allLedMs} is
+     * -1 when not every group had a leader by the deadline ({@code leadersAtEnd} says how many did at
+     * the end of the window); {@code allHostedMs} -1 when the processes never all answered.
+     */
     record Row(int groups, long allHostedMs, long allLedMs, int leadersAtEnd, List<ProcessFigures> processes) {
         double meanCpu() {
             return processes.stream().mapToDouble(ProcessFigures::cpuPercentOfCore).average().orElse(Double.NaN);
@@ -48,8 +52,9 @@ final class GroupsBenchReport {
 
     /** One line for standard output as each count finishes. */
     static String summaryLine(Row r) {
-        return String.format(Locale.ROOT, "%d groups: all led %.1f s after start; idle CPU %s %% of a core; RSS %s MiB; heap %s MiB; wheel entries %s",
-                r.groups(), r.allLedMs() / 1000.0, each(r, p -> fmt(p.cpuPercentOfCore())), each(r, p -> fmt(p.rssBytes() / MIB)),
+        return String.format(Locale.ROOT, "%d groups: %s; idle CPU %s %% of a core; RSS %s MiB; heap %s MiB; wheel entries %s",
+                r.groups(), r.allLedMs() < 0 ? "NOT all led (" + r.leadersAtEnd() + " leaders at the end)" : String.format(Locale.ROOT, "all led %.1f s after start", r.allLedMs() / 1000.0),
+                each(r, p -> fmt(p.cpuPercentOfCore())), each(r, p -> fmt(p.rssBytes() / MIB)),
                 each(r, p -> fmt(p.heapUsedBytes() / MIB)), each(r, p -> Long.toString(p.wheelEntries())));
     }
 
@@ -77,12 +82,16 @@ final class GroupsBenchReport {
                 .append("| groups | all hosted (s) | all led (s) | leaders at end | idle CPU (% of a core) | RSS (MiB) | heap used (MiB) | heap per replica (KiB) | threads | timer-wheel entries |\n")
                 .append("|---:|---:|---:|---:|---|---|---|---:|---|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %d | %s | %s | %s | %.1f | %s | %s |%n", r.groups(), r.allHostedMs() / 1000.0,
-                    r.allLedMs() / 1000.0, r.leadersAtEnd(), each(r, p -> fmt(p.cpuPercentOfCore())), each(r, p -> fmt(p.rssBytes() / MIB)),
+            b.append(String.format(Locale.ROOT, "| %d | %s | %s | %d | %s | %s | %s | %.1f | %s | %s |%n", r.groups(), seconds(r.allHostedMs()),
+                    r.allLedMs() < 0 ? "not all" : seconds(r.allLedMs()), r.leadersAtEnd(), each(r, p -> fmt(p.cpuPercentOfCore())), each(r, p -> fmt(p.rssBytes() / MIB)),
                     each(r, p -> fmt(p.heapUsedBytes() / MIB)), r.meanHeapMib() * 1024.0 / r.groups(), each(r, p -> Long.toString(p.threads())),
                     each(r, p -> Long.toString(p.wheelEntries()))));
         }
         return b.toString();
+    }
+
+    private static String seconds(long ms) {
+        return ms < 0 ? "-" : String.format(Locale.ROOT, "%.1f", ms / 1000.0);
     }
 
     private static XYChart chart(String title, String yTitle) {

@@ -38,6 +38,9 @@ class GroupsBenchReportTest {
         String row = table.lines().filter(l -> l.startsWith("| 1000 ")).findFirst().orElseThrow();
         // 100 MiB mean heap over 1000 replicas = 102.4 KiB each
         assertEquals("| 1000 | 4.0 | 9.5 | 1000 | 12.5 / 20.0 / 7.3 | 300 / 310 / 290 | 100 / 110 / 90.0 | 102.4 | 30 / 31 / 29 | 3000 / 3000 / 3000 |", row);
+        String notLed = GroupsBenchReport.table("x", 1000, 30, "2g", List.of(new GroupsBenchReport.Row(1000, 4_000, -1, 367, p)));
+        assertTrue(notLed.contains("| 1000 | 4.0 | not all | 367 |"), notLed);
+        assertTrue(GroupsBenchReport.summaryLine(new GroupsBenchReport.Row(1000, 4_000, -1, 367, p)).contains("NOT all led (367 leaders at the end)"));
         assertTrue(table.contains("`java -jar raft-example/target/wheelraft-counter.jar groups-bench --groups 1000`"), table);
     }
 }
