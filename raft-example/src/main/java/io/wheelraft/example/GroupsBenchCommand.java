@@ -81,7 +81,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         }
         String command = "groups-bench --groups " + String.join(",", groupCounts.stream().map(String::valueOf).toList())
                 + " --election-timeout-ms " + electionTimeoutMs + " --settle-secs " + settleSecs + " --window-secs " + windowSecs
-                + " --heap " + heap;
+                + " --leader-timeout-secs " + leaderTimeoutSecs + " --heap " + heap;
         GroupsBenchReport.write(out, command, electionTimeoutMs, windowSecs, heap, rows);
         stdout.println("wrote " + out.resolve(GroupsBenchReport.TABLE) + ", " + out.resolve(GroupsBenchReport.CPU_CHART) + ", "
                 + out.resolve(GroupsBenchReport.MEMORY_CHART));
