@@ -56,6 +56,13 @@ class GroupsOptionsTest {
     }
 
     @Test
+    void groupsBenchRefusesBadCountsAndHeapSizesBeforeStartingAnything() {
+        assertUsageError(run("groups-bench", "--groups", "100,0"), "--groups needs counts between 1");
+        assertUsageError(run("groups-bench", "--heap", "lots"), "--heap 'lots'");
+        assertUsageError(run("groups-bench", "--window-secs", "0"), "--window-secs");
+    }
+
+    @Test
     void statusWithGroupsPrintsABareDownLinePerUnreachableAddressInOrderAndExitsOne() throws Exception {
         var ports = LocalCluster.freePorts(2);
         String a = "127.0.0.1:" + ports.get(0);
