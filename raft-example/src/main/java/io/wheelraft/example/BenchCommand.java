@@ -34,18 +34,26 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "5", paramLabel = "S", description = "Seconds of load before measuring.")
     int warmupSecs;
 
+    @Option(names = "--groups", paramLabel = "N",
+            description = "Spread the increments over counter groups 0..N-1 (servers started with --groups N), a random group per increment (one client, with its own timer thread, per group). Default: the one counter.")
+    Integer groups;
+
     @Override
     public Integer call() throws Exception {
         var endpoints = Addresses.endpoints(Addresses.parseList("--peers", peers));
         if (concurrency <= 0 || durationSecs <= 0 || warmupSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --warmup >= 0");
         }
+        if (groups != null && groups < 1) {
+            throw CliException.usage("--groups must be at least 1, was " + groups);
+        }
+        java.util.List<String> groupIds = groups == null ? java.util.List.of(CounterServiceImpl.GROUP_ID) : CounterGroups.groupIds(groups);
         try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
-            CounterClient.Outcome probe = new CounterClient(cluster, 10_000, 2_000).get();
+            CounterClient.Outcome probe = new CounterClient(cluster, groupIds.get(0), 10_000, 2_000).get();
             if (probe.kind() == CounterClient.Outcome.Kind.FAIL) {
                 throw CliException.failed("cannot reach the cluster: " + probe.reason());
             }
-            LoadGenerator load = new LoadGenerator(cluster, concurrency, 10_000, 2_000, true);
+            LoadGenerator load = new LoadGenerator(cluster, groupIds, concurrency, 10_000, 2_000, true);
             load.start();
             MeasuredWindow window;
             try {

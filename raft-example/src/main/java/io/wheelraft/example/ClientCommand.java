@@ -43,6 +43,10 @@ final class ClientCommand implements Callable<Integer> {
             description = "Deadline of one attempt at one node.")
     long attemptTimeoutMs;
 
+    @Option(names = "--group", paramLabel = "G",
+            description = "The counter group, 0..N-1, of servers started with --groups N. Default: the one counter.")
+    Integer group;
+
     @Option(names = "--interactive", defaultValue = "false", description = "Read 'incr DELTA' or 'get' lines from standard input; answer each with one line.")
     boolean interactive;
 
@@ -58,6 +62,9 @@ final class ClientCommand implements Callable<Integer> {
         if (interactive && !command.isEmpty()) {
             throw CliException.usage("--interactive reads commands from standard input; do not also give '" + String.join(" ", command) + "'");
         }
+        if (group != null && group < 0) {
+            throw CliException.usage("--group must be 0 or more (groups 0..N-1 of servers started with --groups N), was " + group);
+        }
         Request one = null;
         if (!interactive) {
             if (command.isEmpty()) {
@@ -67,7 +74,8 @@ final class ClientCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
-            CounterClient client = new CounterClient(cluster, timeoutMs, Math.min(attemptTimeoutMs, timeoutMs));
+            CounterClient client = new CounterClient(cluster, group == null ? CounterServiceImpl.GROUP_ID : CounterGroups.groupId(group),
+                    timeoutMs, Math.min(attemptTimeoutMs, timeoutMs));
             if (interactive) {
                 return interactive(client, out);
             }

@@ -1,6 +1,8 @@
 package io.wheelraft.example;
 
 import io.grpc.ManagedChannel;
+import io.wheelraft.proto.GroupsSummaryRequest;
+import io.wheelraft.proto.GroupsSummaryResponse;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
@@ -26,7 +28,7 @@ public final class ClusterChannels implements AutoCloseable {
     private final List<String> endpoints;
     private final RpcOptions options;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private final Map<Long, RaftClient> clients = new ConcurrentHashMap<>();
+    private final Map<String, RaftClient> clients = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** @param endpoints the nodes' {@code host:port}, in the order given by the user */
@@ -67,11 +69,16 @@ public final class ClusterChannels implements AutoCloseable {
      * others who leads). Closed with these channels.
      */
     RaftClient counterClient(long silenceMs) {
+        return counterClient(CounterServiceImpl.GROUP_ID, silenceMs);
+    }
+
+    /** The {@link RaftClient} of counter group {@code groupId} (see {@link #counterClient(long)}). */
+    RaftClient counterClient(String groupId, long silenceMs) {
         if (closed) {
             throw new IllegalStateException("cluster channels are closed");
         }
-        return clients.computeIfAbsent(silenceMs, s -> RaftClient.builder().endpoints(endpoints).groupId(CounterServiceImpl.GROUP_ID)
-                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(s))
+        return clients.computeIfAbsent(groupId + "/" + silenceMs, k -> RaftClient.builder().endpoints(endpoints).groupId(groupId)
+                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(silenceMs))
                 // The command line's own load bounds what is outstanding; a full client would make
                 // the load's completion callbacks (on gRPC threads) wait for a slot.
                 .maxOutstanding(1 << 20).build());
@@ -86,6 +93,21 @@ public final class ClusterChannels implements AutoCloseable {
         try {
             return AdminServiceGrpc.newBlockingStub(channel(endpoint)).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
                     .status(NodeStatusRequest.newBuilder().setNode(NodeSelector.newBuilder().setGroupId(CounterServiceImpl.GROUP_ID)).build());
+        } catch (io.grpc.StatusRuntimeException e) {
+            reconnectSoon(endpoint);
+            throw e;
+        }
+    }
+
+    /**
+     * How many groups the process at {@code endpoint} hosts, leads and has quiet.
+     *
+     * @throws io.grpc.StatusRuntimeException if it does not answer in time
+     */
+    public GroupsSummaryResponse groupsSummary(String endpoint, long timeoutMs) {
+        try {
+            return AdminServiceGrpc.newBlockingStub(channel(endpoint)).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+                    .groupsSummary(GroupsSummaryRequest.getDefaultInstance());
         } catch (io.grpc.StatusRuntimeException e) {
             reconnectSoon(endpoint);
             throw e;

@@ -59,10 +59,15 @@ public final class CounterClient {
      *                         another member names a different leader)
      */
     public CounterClient(ClusterChannels cluster, long timeoutMs, long attemptTimeoutMs) {
+        this(cluster, CounterServiceImpl.GROUP_ID, timeoutMs, attemptTimeoutMs);
+    }
+
+    /** A client of counter group {@code groupId} (a server started with {@code --groups} hosts {@code 0..N-1}). */
+    public CounterClient(ClusterChannels cluster, String groupId, long timeoutMs, long attemptTimeoutMs) {
         if (timeoutMs <= 0 || attemptTimeoutMs <= 0) {
             throw new IllegalArgumentException("timeouts must be positive, were " + timeoutMs + " and " + attemptTimeoutMs);
         }
-        this.client = cluster.counterClient(Math.min(attemptTimeoutMs, MAX_SILENCE_MS));
+        this.client = cluster.counterClient(groupId, Math.min(attemptTimeoutMs, MAX_SILENCE_MS));
         this.timeout = Duration.ofMillis(timeoutMs);
     }
 

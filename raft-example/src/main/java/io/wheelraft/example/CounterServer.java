@@ -200,7 +200,12 @@ public final class CounterServer implements AutoCloseable {
      * the vote it held is forgotten, and a node that forgets its vote may vote twice in one term.
      */
     private static FileMetaStorage openMeta(Path data) {
-        Path dir = data.resolve(CounterServiceImpl.GROUP_ID).resolve("meta");
+        return openMeta(data, CounterServiceImpl.GROUP_ID);
+    }
+
+    /** The meta of {@code groupId} under {@code data}: see {@link #openMeta(Path)}. */
+    static FileMetaStorage openMeta(Path data, String groupId) {
+        Path dir = data.resolve(groupId).resolve("meta");
         try {
             return FileMetaStorage.open(dir);
         } catch (LogCorruptionException e) {
@@ -213,7 +218,7 @@ public final class CounterServer implements AutoCloseable {
         }
     }
 
-    private static String oneLine(Throwable e) {
+    static String oneLine(Throwable e) {
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         int nl = m.indexOf('\n');
         return nl < 0 ? m : m.substring(0, nl);
@@ -243,7 +248,7 @@ public final class CounterServer implements AutoCloseable {
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
     }
 
-    private static GrpcRaftTransport bind(PeerId self, CounterServiceImpl service) {
+    static GrpcRaftTransport bind(PeerId self, io.grpc.BindableService service) {
         try {
             // A restarted peer should hear from us within a fraction of a second, not after a 1 s backoff.
             RpcOptions rpc = RpcOptions.builder().reconnectBackoff(20, 200).build();

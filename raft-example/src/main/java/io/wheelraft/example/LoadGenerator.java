@@ -42,7 +42,8 @@ final class LoadGenerator implements AutoCloseable {
         }
     }
 
-    private final CounterClient client;
+    /** One per group the load spreads over; each increment goes to one picked at random. */
+    private final List<CounterClient> clients;
     private final int concurrency;
     private final long timeoutMs;
     private final boolean recordLatency;
@@ -62,10 +63,18 @@ final class LoadGenerator implements AutoCloseable {
     private volatile OperationLog operationLog = OperationLog.NONE;
 
     LoadGenerator(ClusterChannels cluster, int concurrency, long timeoutMs, long attemptTimeoutMs, boolean recordLatency) {
+        this(cluster, List.of(CounterServiceImpl.GROUP_ID), concurrency, timeoutMs, attemptTimeoutMs, recordLatency);
+    }
+
+    /** Load spread over counter groups {@code groupIds}: each increment goes to one of them at random. */
+    LoadGenerator(ClusterChannels cluster, List<String> groupIds, int concurrency, long timeoutMs, long attemptTimeoutMs, boolean recordLatency) {
         if (concurrency <= 0) {
             throw new IllegalArgumentException("concurrency must be positive, was " + concurrency);
         }
-        this.client = new CounterClient(cluster, timeoutMs, attemptTimeoutMs);
+        if (groupIds.isEmpty()) {
+            throw new IllegalArgumentException("the load needs at least one group");
+        }
+        this.clients = groupIds.stream().map(g -> new CounterClient(cluster, g, timeoutMs, attemptTimeoutMs)).toList();
         this.concurrency = concurrency;
         this.timeoutMs = timeoutMs;
         this.recordLatency = recordLatency;
@@ -93,6 +102,7 @@ final class LoadGenerator implements AutoCloseable {
         OperationLog log = operationLog;
         Object op = log.invoked(id);
         long start = System.nanoTime();
+        CounterClient client = clients.size() == 1 ? clients.get(0) : clients.get(java.util.concurrent.ThreadLocalRandom.current().nextInt(clients.size()));
         client.incrAsync(1).whenComplete((o, error) -> {
             if (error != null) {
                 log.unknown(op, System.nanoTime() - start);

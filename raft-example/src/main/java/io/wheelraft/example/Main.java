@@ -13,14 +13,14 @@ import java.util.Set;
 
 /**
  * The {@code wheelraft-counter} command line: {@code server}, {@code client}, {@code status},
- * {@code admin}, {@code bench}, {@code chaos}, {@code demo} and {@code verify}. Standard output carries only
+ * {@code admin}, {@code bench}, {@code chaos}, {@code demo}, {@code verify} and {@code groups-bench}. Standard output carries only
  * answers; logs go to standard error. Bad input is one line on standard error and exit 2;
  * a command that cannot do its job is one line and exit 1; never a stack trace.
  */
 @Command(name = "wheelraft-counter", mixinStandardHelpOptions = true,
         description = "A replicated counter on WheelRaft: run nodes, use them, break them.",
         subcommands = {ServerCommand.class, ClientCommand.class, StatusCommand.class, AdminCommand.class,
-                BenchCommand.class, ChaosCommand.class, DemoCommand.class, VerifyCommand.class})
+                BenchCommand.class, ChaosCommand.class, DemoCommand.class, VerifyCommand.class, GroupsBenchCommand.class})
 public final class Main implements Runnable {
 
     static final String NAME = "wheelraft-counter";
@@ -34,7 +34,7 @@ public final class Main implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "a subcommand is required: server, client, status, admin, bench, chaos, demo or verify");
+                "a subcommand is required: server, client, status, admin, bench, chaos, demo, verify or groups-bench");
     }
 
     public static void main(String[] args) {

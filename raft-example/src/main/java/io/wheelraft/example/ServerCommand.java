@@ -52,6 +52,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "P", description = "Serve Prometheus metrics on http://HOST:P/metrics. Default: off.")
     Integer metricsPort;
 
+    @Option(names = "--groups", paramLabel = "N",
+            description = "Host N counters, groups 0..N-1, one replica of each in this process, on one engine (one store, one port). Default: the one counter (group 'counter').")
+    Integer groups;
+
     /** Start, then stop at once: used to record a class-data-sharing archive for faster restarts (see ServerProcess). */
     @Option(names = "--exit-when-started", hidden = true)
     boolean exitWhenStarted;
@@ -80,9 +84,15 @@ final class ServerCommand implements Callable<Integer> {
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw CliException.usage("--metrics-port " + metricsPort + " is outside 0..65535");
         }
+        if (groups != null && (groups < 1 || groups > MAX_GROUPS)) {
+            throw CliException.usage("--groups must be between 1 and " + MAX_GROUPS + ", was " + groups);
+        }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProcessMetrics.bind(registry, Timers.sharedStats());
         MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);
+        if (groups != null) {
+            return runGroups(selfId, members, registry, metrics);
+        }
         CounterServer server;
         try {
             server = CounterServer.start(new CounterServer.Settings(data, selfId, members, electionTimeoutMs, snapshotIntervalSecs,
@@ -108,6 +118,42 @@ final class ServerCommand implements Callable<Integer> {
                 metrics.close();
             }
             stopped.countDown();
+        }, "counter-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    /** The most groups one process may be asked to host: far above what fits in memory today. */
+    static final int MAX_GROUPS = 1_000_000;
+
+    /** {@code --groups N}: the counters 0..N-1 on one engine, until the process is stopped. */
+    private int runGroups(PeerId selfId, List<PeerId> members, PrometheusMeterRegistry registry, MetricsEndpoint metrics)
+            throws InterruptedException {
+        CounterGroups hosted;
+        try {
+            hosted = CounterGroups.start(new CounterGroups.Settings(data, selfId, members, electionTimeoutMs, snapshotIntervalSecs, groups),
+                    registry);
+        } catch (RuntimeException e) {
+            if (metrics != null) {
+                metrics.close();
+            }
+            throw e;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            hosted.close();
+            if (metrics != null) {
+                metrics.close();
+            }
+            stopped.countDown();
+        };
+        if (exitWhenStarted) {
+            stop.run();
+            return 0;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("stopping counter node {} ({} groups)", selfId, groups);
+            stop.run();
         }, "counter-shutdown"));
         stopped.await();
         return 0;

@@ -29,6 +29,9 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "2000", paramLabel = "N", description = "How long to wait for each node's answer.")
     long timeoutMs;
 
+    @Option(names = "--groups", defaultValue = "false", description = "One line per address about all its groups instead: ADDRESS groups=N leaders=L quiet=Q, or ADDRESS down.")
+    boolean groups;
+
     @Override
     public Integer call() {
         List<String> endpoints = Addresses.endpoints(Addresses.parseList("--peers", peers));
@@ -36,6 +39,9 @@ final class StatusCommand implements Callable<Integer> {
             throw CliException.usage("--timeout-ms must be positive, was " + timeoutMs);
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (groups) {
+            return groupsStatus(endpoints, out);
+        }
         List<StatusLines.Answer> answers = new ArrayList<>();
         try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
             List<CompletableFuture<StatusLines.Answer>> pending = new ArrayList<>();
@@ -47,6 +53,30 @@ final class StatusCommand implements Callable<Integer> {
         StatusLines.lines(answers).forEach(out::println);
         out.flush();
         if (answers.stream().noneMatch(StatusLines.Answer::answered)) {
+            throw CliException.failed("no node of " + String.join(",", endpoints) + " answered");
+        }
+        return 0;
+    }
+
+    /** {@code --groups}: one summary per process, asked of all at once. */
+    private int groupsStatus(List<String> endpoints, PrintWriter out) {
+        List<GroupsStatusLines.Answer> answers = new ArrayList<>();
+        try (ClusterChannels cluster = new ClusterChannels(endpoints)) {
+            List<CompletableFuture<GroupsStatusLines.Answer>> pending = new ArrayList<>();
+            for (String e : endpoints) {
+                pending.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return new GroupsStatusLines.Answer(e, cluster.groupsSummary(e, timeoutMs));
+                    } catch (RuntimeException down) {
+                        return new GroupsStatusLines.Answer(e, null);
+                    }
+                }));
+            }
+            pending.forEach(f -> answers.add(f.join()));
+        }
+        GroupsStatusLines.lines(answers).forEach(out::println);
+        out.flush();
+        if (answers.stream().noneMatch(GroupsStatusLines.Answer::answered)) {
             throw CliException.failed("no node of " + String.join(",", endpoints) + " answered");
         }
         return 0;

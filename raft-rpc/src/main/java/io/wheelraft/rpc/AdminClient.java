@@ -4,6 +4,8 @@ import io.grpc.ManagedChannel;
 import io.wheelraft.proto.AddWitnessRequest;
 import io.wheelraft.proto.AdminResult;
 import io.wheelraft.proto.ChangePeersRequest;
+import io.wheelraft.proto.GroupsSummaryRequest;
+import io.wheelraft.proto.GroupsSummaryResponse;
 import io.wheelraft.proto.LearnersChangeRequest;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
@@ -37,6 +39,11 @@ public final class AdminClient implements AutoCloseable {
     /** Status of the node of {@code groupId} at that process ({@code peerId} may be empty if it hosts one). */
     public NodeStatusResponse status(String groupId, String peerId, long timeoutMs) {
         return stub(timeoutMs).status(NodeStatusRequest.newBuilder().setNode(selector(groupId, peerId)).build());
+    }
+
+    /** How many groups that process hosts, leads and has quiet (one call however many it hosts). */
+    public GroupsSummaryResponse groupsSummary(long timeoutMs) {
+        return stub(timeoutMs).groupsSummary(GroupsSummaryRequest.getDefaultInstance());
     }
 
     public AdminResult addPeer(String groupId, String peerId, String peer, long timeoutMs) {

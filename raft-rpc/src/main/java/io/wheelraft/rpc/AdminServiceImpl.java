@@ -12,6 +12,8 @@ import io.wheelraft.proto.AddWitnessRequest;
 import io.wheelraft.proto.AdminResponse;
 import io.wheelraft.proto.AdminResult;
 import io.wheelraft.proto.ChangePeersRequest;
+import io.wheelraft.proto.GroupsSummaryRequest;
+import io.wheelraft.proto.GroupsSummaryResponse;
 import io.wheelraft.proto.LearnersChangeRequest;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
@@ -87,6 +89,24 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
             case FOLLOWER, CANDIDATE, LEARNER -> markedWitness ? "witness" : s.role().label();
             default -> s.role().label();
         };
+    }
+
+    /**
+     * Counts the nodes of the process and those that lead. No node can go quiet yet (quiescence is
+     * not built), so {@code quiet} is 0, the true value.
+     */
+    @Override
+    public void groupsSummary(GroupsSummaryRequest request, StreamObserver<GroupsSummaryResponse> out) {
+        int groups = 0;
+        int leaders = 0;
+        for (Node node : nodes.all()) {
+            groups++;
+            if (node.isLeader()) {
+                leaders++;
+            }
+        }
+        reply(out, GroupsSummaryResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true))
+                .setGroups(groups).setLeaders(leaders).setQuiet(0).build());
     }
 
     @Override

@@ -60,6 +60,11 @@ final class ChannelPool implements AutoCloseable {
                 new AppendEntriesPipe(endpoint, channel, scheduler, () -> closed));
     }
 
+    /** Channels open now: one per remote endpoint. */
+    int size() {
+        return remotes.size();
+    }
+
     @Override
     public void close() {
         closed = true;

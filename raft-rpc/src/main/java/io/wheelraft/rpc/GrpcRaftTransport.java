@@ -106,6 +106,11 @@ public final class GrpcRaftTransport implements RaftTransport {
         return inbound.liveConnections();
     }
 
+    /** Outbound channels open, one per remote endpoint however many groups talk to it (tests and diagnostics). */
+    int outboundChannels() {
+        return channels.size();
+    }
+
     /** Tests: waits until at least {@code count} peers have a connection open to this server; false on timeout. */
     boolean awaitInboundConnections(int count, long timeoutMs) throws InterruptedException {
         return inbound.awaitLiveConnections(count, timeoutMs);

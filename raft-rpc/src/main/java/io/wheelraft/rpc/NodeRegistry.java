@@ -31,9 +31,19 @@ public final class NodeRegistry {
 
     public void unregister(Node node) {
         Map<PeerId, Node> peers = groups.get(node.groupId());
-        if (peers != null) {
-            peers.remove(node.nodeId(), node);
+        if (peers != null && peers.remove(node.nodeId(), node)) {
+            // a group removed at run time leaves no empty entry behind
+            groups.computeIfPresent(node.groupId(), (g, p) -> p.isEmpty() ? null : p);
         }
+    }
+
+    /** Every registered node, in no particular order (a copy: later registrations do not change it). */
+    public java.util.List<Node> all() {
+        java.util.List<Node> all = new java.util.ArrayList<>();
+        for (Map<PeerId, Node> peers : groups.values()) {
+            all.addAll(peers.values());
+        }
+        return all;
     }
 
     /**

@@ -55,6 +55,27 @@ class AdminServiceTest {
     }
 
     @Test
+    void groupsSummaryCountsEveryHostedNodeAndItsLeadersAndFollowsRunTimeChanges() {
+        // the fixture's node leads group "counter"; add two more groups, one led elsewhere
+        FakeNode led = new FakeNode("7", self, self, Configuration.parse(self + ",127.0.0.1:2"));
+        FakeNode following = new FakeNode("8", self, PeerId.parse("127.0.0.1:2"), Configuration.parse(self + ",127.0.0.1:2"));
+        server.nodes().register(led);
+        server.nodes().register(following);
+        var summary = admin.groupsSummary(TIMEOUT);
+        assertTrue(summary.getResult().getSuccess());
+        assertEquals(3, summary.getGroups());
+        assertEquals(2, summary.getLeaders());
+        assertEquals(0, summary.getQuiet()); // no node can go quiet yet
+
+        server.nodes().unregister(led);
+        summary = admin.groupsSummary(TIMEOUT);
+        assertEquals(2, summary.getGroups());
+        assertEquals(1, summary.getLeaders());
+        StatusRuntimeException gone = assertThrows(StatusRuntimeException.class, () -> admin.status("7", "", TIMEOUT));
+        assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
+    }
+
+    @Test
     void membershipOperationsReachTheNode() {
         assertTrue(admin.addPeer("counter", self.toString(), "127.0.0.1:4", TIMEOUT).getSuccess());
         assertTrue(admin.removePeer("counter", "", "127.0.0.1:3", TIMEOUT).getSuccess());

@@ -84,6 +84,25 @@ class RocksDbLogStorageTest {
     }
 
     @Test
+    void aGroupRemovedAtRunTimeComesBackWithItsEntriesWhileTheOthersKeepWriting() {
+        RocksDbLogStorage a = open("a");
+        RocksDbLogStorage b = open("b");
+        a.append(range(1, 3, 1));
+        b.append(range(1, 2, 7));
+        a.close(); // the group leaves this process; the store and group b go on
+        b.append(range(3, 5, 7));
+        RocksDbLogStorage c = store.logStorage("c"); // a group created at run time
+        c.append(range(1, 1, 9));
+        RocksDbLogStorage again = store.logStorage("a");
+        assertEquals(3, again.lastLogIndex());
+        assertEquals(data(3, 1), again.entry(3));
+        assertEquals(5, b.lastLogIndex());
+        assertEquals(data(5, 7), b.entry(5));
+        assertEquals(1, c.lastLogIndex());
+        assertEquals(java.util.List.of("a", "b", "c"), store.groupIds().stream().sorted().toList());
+    }
+
+    @Test
     void aGroupLogCanBeOpenedOnlyOnceAtATime() {
         RocksDbLogStorage log = open("g");
         assertThrows(IllegalStateException.class, () -> store.logStorage("g"));

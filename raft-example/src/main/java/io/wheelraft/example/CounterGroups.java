@@ -1,0 +1,354 @@
+package io.wheelraft.example;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.wheelraft.client.ExactlyOnceStateMachine;
+import io.wheelraft.client.RaftClientService;
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Node;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.RaftGroupService;
+import io.wheelraft.core.RaftRuntime;
+import io.wheelraft.core.Role;
+import io.wheelraft.rpc.GrpcRaftTransport;
+import io.wheelraft.storage.FileMetaStorage;
+import io.wheelraft.storage.LocalSnapshotStorage;
+import io.wheelraft.storage.RocksDbLogStorage;
+import io.wheelraft.storage.RocksDbStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Many counters in one process ({@code server --groups N}): one replica of each counter group,
+ * all on one engine. The groups share the process's {@link RaftRuntime} (timing wheel and lanes),
+ * one {@link RocksDbStore} ({@code DATA/log}, each group's log under its own key range), one gRPC
+ * transport (one server port, one channel per peer process) and one {@link RaftClientService}.
+ * Each group has its own meta ({@code DATA/<group>/meta}) and snapshots
+ * ({@code DATA/<group>/snapshot}), laid out as the single counter's are.
+ *
+ * <p>Groups are added and removed at run time ({@link #addGroup}, {@link #removeGroup}): a group
+ * added on every member elects a leader and serves clients while the others go on untouched; a
+ * removed group stops, releases its log and files, and answers nothing more. The nodes' per-group
+ * meters are not exported (thousands of groups would make every scrape tens of megabytes); the
+ * process registry gets {@code counter.groups.hosted} and {@code counter.groups.leading}.
+ *
+ * <p>Thread-safe: adding, removing and closing are serialised; lookups may run from any thread.
+ */
+public final class CounterGroups implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CounterGroups.class);
+    private static final long SHUTDOWN_WAIT_MS = 10_000;
+
+    /**
+     * What the process hosts: {@code groups} counters with ids {@code 0..groups-1}, each with
+     * {@code peers} as its initial members (empty configurations when {@code self} is not listed:
+     * every group then waits to be added).
+     */
+    public record Settings(Path dataDir, PeerId self, List<PeerId> peers, int electionTimeoutMs, int snapshotIntervalSecs, int groups) {
+        public Settings {
+            Objects.requireNonNull(dataDir, "dataDir");
+            Objects.requireNonNull(self, "self");
+            peers = List.copyOf(peers);
+            if (groups < 1) {
+                throw new IllegalArgumentException("a process hosts at least one group, was " + groups);
+            }
+        }
+
+        boolean member() {
+            return peers.contains(self);
+        }
+    }
+
+    /** One hosted replica and what it owns. */
+    private record Hosted(RaftGroupService service, Node node, CounterStateMachine counter, RocksDbLogStorage log,
+                          FileMetaStorage meta, LocalSnapshotStorage snapshots) {
+    }
+
+    private final Settings settings;
+    /** Where the nodes' own meters go: nowhere (see the class comment). */
+    private final MeterRegistry nodeMeters = new SimpleMeterRegistry();
+    private final Map<String, Hosted> hosted = new ConcurrentHashMap<>();
+    private final RaftClientService clients = new RaftClientService();
+    private final ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "counter-groups-watcher");
+        t.setDaemon(true);
+        return t;
+    });
+    private Path data;
+    private RocksDbStore store;
+    private GrpcRaftTransport transport;
+    private int lastLeading = -1;
+    private boolean closed;
+
+    private CounterGroups(Settings settings) {
+        this.settings = settings;
+        nodeMeters.config().meterFilter(MeterFilter.deny());
+    }
+
+    /** The id of counter group {@code index} of a server started with {@code --groups N} ({@code 0 <= index < N}). */
+    public static String groupId(int index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("a counter group number is 0 or more, was " + index);
+        }
+        return Integer.toString(index);
+    }
+
+    /** The ids of groups {@code 0..count-1}. */
+    static List<String> groupIds(int count) {
+        List<String> ids = new ArrayList<>(count);
+        for (int g = 0; g < count; g++) {
+            ids.add(groupId(g));
+        }
+        return ids;
+    }
+
+    /**
+     * Opens the shared store, binds the port and starts groups {@code 0..groups-1}.
+     *
+     * @throws CliException (exit 1) naming the data directory, port or group that cannot start
+     */
+    public static CounterGroups start(Settings settings, MeterRegistry registry) {
+        CounterGroups groups = new CounterGroups(settings);
+        try {
+            groups.doStart(registry);
+            return groups;
+        } catch (RuntimeException e) {
+            groups.close();
+            throw e;
+        }
+    }
+
+    private void doStart(MeterRegistry registry) {
+        data = CounterServer.prepareDataDir(settings.dataDir());
+        try {
+            store = RocksDbStore.open(data.resolve("log"));
+        } catch (RuntimeException e) {
+            throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
+        }
+        transport = CounterServer.bind(settings.self(), clients);
+        long started = System.nanoTime();
+        for (String g : groupIds(settings.groups())) {
+            addGroup(g);
+        }
+        Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);
+        Gauge.builder("counter.groups.leading", this, CounterGroups::leading).description("hosted groups this process leads").register(registry);
+        watcher.scheduleWithFixedDelay(this::logLeading, 1, 1, TimeUnit.SECONDS);
+        LOG.info("counter node {} serving {} groups on {} (data {}, {}, election timeout {} ms), started in {} ms", settings.self(),
+                settings.groups(), transport.endpoint(), data,
+                settings.member() ? "members " + settings.peers() : "not a member yet: waiting to be added", settings.electionTimeoutMs(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /**
+     * Starts this process's replica of {@code groupId} with the settings' members, recovering it from
+     * the store and its files if it ran here before, and serves it to clients and the admin service.
+     *
+     * @throws IllegalStateException if the group is hosted already or this engine is closed
+     * @throws CliException          (exit 1) if its storage cannot be opened or its node refuses to start
+     */
+    public synchronized void addGroup(String groupId) {
+        if (closed) {
+            throw new IllegalStateException("the counter groups of " + settings.self() + " are closed");
+        }
+        if (hosted.containsKey(groupId)) {
+            throw new IllegalStateException("group '" + groupId + "' is already hosted by " + settings.self());
+        }
+        FileMetaStorage meta = CounterServer.openMeta(data, groupId);
+        LocalSnapshotStorage snapshots = null;
+        RocksDbLogStorage log = null;
+        RaftGroupService service = null;
+        try {
+            try {
+                snapshots = LocalSnapshotStorage.open(data.resolve(groupId).resolve("snapshot"));
+                log = store.logStorage(groupId);
+            } catch (RuntimeException e) {
+                throw new CliException(CliException.FAILED, "cannot open the storage of group '" + groupId + "' in " + data + ": "
+                        + CounterServer.oneLine(e), e);
+            }
+            CounterStateMachine counter = new CounterStateMachine();
+            ExactlyOnceStateMachine stateMachine = new ExactlyOnceStateMachine(counter);
+            NodeOptions options = new NodeOptions()
+                    .electionTimeoutMs(settings.electionTimeoutMs())
+                    .snapshotIntervalSecs(settings.snapshotIntervalSecs())
+                    .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
+                    .stateMachine(stateMachine)
+                    .applyInline(true) // as the single counter: onApply is a few operations in memory
+                    .writeInline(true)
+                    .logStorage(log)
+                    .metaStorage(meta)
+                    .snapshotStorage(snapshots)
+                    .meterRegistry(nodeMeters);
+            try {
+                options.validate();
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            service = new RaftGroupService(groupId, settings.self(), options, transport);
+            Node node;
+            try {
+                node = service.start();
+            } catch (RuntimeException e) {
+                throw new CliException(CliException.FAILED, "group '" + groupId + "' cannot start on " + data + ": " + CounterServer.oneLine(e), e);
+            }
+            if (node.status().role() == Role.ERROR) {
+                var why = counter.lastError();
+                throw new CliException(CliException.FAILED, "group '" + groupId + "' cannot start on " + data + ": "
+                        + (why == null ? "its node stopped at start (role error); see the log above" : why.message()));
+            }
+            counter.roleSource(() -> node.status().role());
+            hosted.put(groupId, new Hosted(service, node, counter, log, meta, snapshots));
+            transport.nodes().register(node);
+            clients.addGroup(node, stateMachine);
+        } catch (RuntimeException e) {
+            stopQuietly(service);
+            closeStorage(groupId, log, meta, snapshots);
+            throw e;
+        }
+    }
+
+    /**
+     * Stops this process's replica of {@code groupId}: clients and the admin service no longer reach
+     * it, its node shuts down, and its log, meta and snapshots are released (they stay on disk, so
+     * adding the group again recovers it). Membership is the caller's: remove the replica from the
+     * group first ({@code admin remove-peer}) if the others should stop counting on it.
+     *
+     * @return false if the group was not hosted here
+     */
+    public synchronized boolean removeGroup(String groupId) throws InterruptedException {
+        Hosted h = hosted.remove(groupId);
+        if (h == null) {
+            return false;
+        }
+        clients.removeGroup(groupId);
+        transport.nodes().unregister(h.node());
+        if (!h.service().shutdown(SHUTDOWN_WAIT_MS)) {
+            LOG.warn("group '{}' did not finish shutting down within {} ms; releasing its storage anyway", groupId, SHUTDOWN_WAIT_MS);
+        }
+        closeStorage(groupId, h.log(), h.meta(), h.snapshots());
+        return true;
+    }
+
+    /** The ids of the hosted groups, sorted. */
+    public Set<String> groupIds() {
+        return new TreeSet<>(hosted.keySet());
+    }
+
+    /** The node of a hosted group, or null. */
+    public Node node(String groupId) {
+        Hosted h = hosted.get(groupId);
+        return h == null ? null : h.node();
+    }
+
+    /** The counter of a hosted group, or null. */
+    public CounterStateMachine counter(String groupId) {
+        Hosted h = hosted.get(groupId);
+        return h == null ? null : h.counter();
+    }
+
+    /** How many hosted groups this process leads now. */
+    public int leading() {
+        int n = 0;
+        for (Hosted h : hosted.values()) {
+            if (h.node().isLeader()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** {@code host:port} the server listens on. */
+    public String endpoint() {
+        return transport.endpoint();
+    }
+
+    /** One log line when the number of groups led here changes (per-group role lines would be thousands). */
+    private void logLeading() {
+        try {
+            int now = leading();
+            if (now != lastLeading) {
+                lastLeading = now;
+                LOG.info("leading {} of {} groups", now, hosted.size());
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("leader count failed: {}", e.toString());
+        }
+    }
+
+    private static void stopQuietly(RaftGroupService service) {
+        if (service == null) {
+            return;
+        }
+        try {
+            service.shutdown(SHUTDOWN_WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.debug("stopping a group that failed to start: {}", e.toString());
+        }
+    }
+
+    private static void closeStorage(String groupId, RocksDbLogStorage log, FileMetaStorage meta, LocalSnapshotStorage snapshots) {
+        for (AutoCloseable c : new AutoCloseable[]{log, snapshots, meta}) {
+            if (c == null) {
+                continue;
+            }
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("closing the storage of group '{}': {}", groupId, e.toString());
+            }
+        }
+    }
+
+    /** Stops every group (all at once, then waits for each), the transport and the store. Idempotent. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        watcher.shutdownNow();
+        List<Map.Entry<String, Hosted>> all = new ArrayList<>(hosted.entrySet());
+        hosted.clear();
+        for (Map.Entry<String, Hosted> e : all) {
+            clients.removeGroup(e.getKey());
+            if (transport != null) {
+                transport.nodes().unregister(e.getValue().node());
+            }
+            e.getValue().node().shutdown(null);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_WAIT_MS);
+        try {
+            for (Map.Entry<String, Hosted> e : all) {
+                long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                e.getValue().service().shutdown(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Map.Entry<String, Hosted> e : all) {
+            Hosted h = e.getValue();
+            closeStorage(e.getKey(), h.log(), h.meta(), h.snapshots());
+        }
+        if (transport != null) {
+            transport.close();
+            transport = null;
+        }
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.wheelraft.example;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.wheelraft.core.Node;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.proto.GroupsSummaryResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three many-group engines in this JVM (one RocksDB store and one gRPC port each, real client):
+ * groups are independent, and a group can be added and removed at run time while the others run.
+ */
+class CounterGroupsTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<CounterGroups> engines = new ArrayList<>();
+    private List<PeerId> peers;
+    private ClusterChannels channels;
+
+    @BeforeEach
+    void start() throws Exception {
+        peers = LocalCluster.freePorts(3).stream().map(p -> new PeerId("127.0.0.1", p)).toList();
+        for (int i = 0; i < 3; i++) {
+            engines.add(CounterGroups.start(new CounterGroups.Settings(dir.resolve("n" + i), peers.get(i), peers, 300, 0, 3),
+                    new SimpleMeterRegistry()));
+        }
+        channels = new ClusterChannels(Addresses.endpoints(peers));
+    }
+
+    @AfterEach
+    void stop() {
+        channels.close();
+        engines.forEach(CounterGroups::close);
+    }
+
+    /** Waits until exactly one replica of {@code group} leads and the others know it. */
+    private void awaitOneLeader(String group) throws TimeoutException, InterruptedException {
+        LocalCluster.await("one leader of group " + group, 20_000, () -> {
+            List<Node> nodes = engines.stream().map(e -> e.node(group)).filter(Objects::nonNull).toList();
+            long leaders = nodes.stream().filter(Node::isLeader).count();
+            return nodes.size() == 3 && leaders == 1 && nodes.stream().allMatch(n -> n.getLeaderId() != null);
+        });
+    }
+
+    private long value(String group) {
+        CounterClient.Outcome o = new CounterClient(channels, group, 10_000, 1_000).get();
+        assertTrue(o.ok(), o.line());
+        return o.value();
+    }
+
+    @Test
+    void everyGroupElectsItsOwnLeaderAndShareOneStoreAndOnePortPerProcess() throws Exception {
+        for (String g : List.of("0", "1", "2")) {
+            awaitOneLeader(g);
+        }
+        assertEquals(3, engines.stream().mapToInt(CounterGroups::leading).sum());
+        // one RocksDB store per process (one LOCK, in DATA/log), each group with its own meta and snapshot directories
+        for (int i = 0; i < 3; i++) {
+            Path data = dir.resolve("n" + i);
+            assertTrue(Files.exists(data.resolve("log").resolve("LOCK")));
+            try (var files = Files.walk(data)) {
+                assertEquals(1, files.filter(p -> p.getFileName().toString().equals("LOCK")).count(), "RocksDB instances in " + data);
+            }
+            for (String g : List.of("0", "1", "2")) {
+                assertTrue(Files.isDirectory(data.resolve(g).resolve("meta")) && Files.isDirectory(data.resolve(g).resolve("snapshot")));
+            }
+        }
+        GroupsSummaryResponse summary = channels.groupsSummary(peers.get(0).endpoint(), 5_000);
+        assertEquals(3, summary.getGroups());
+        assertEquals(engines.get(0).leading(), summary.getLeaders());
+    }
+
+    @Test
+    void aGroupAddedAtRunTimeServesWhileOthersRunAndARemovedOneLeavesThemUntouched() throws Exception {
+        awaitOneLeader("0");
+        assertEquals(4, new CounterClient(channels, "0", 10_000, 1_000).incr(4).value());
+
+        for (CounterGroups e : engines) {
+            e.addGroup("extra");
+        }
+        awaitOneLeader("extra");
+        assertEquals(5, new CounterClient(channels, "extra", 10_000, 1_000).incr(5).value());
+        assertEquals(4, value("0"), "a write to one group lands in no other");
+        assertEquals(4, channels.groupsSummary(peers.get(1).endpoint(), 5_000).getGroups());
+
+        for (CounterGroups e : engines) {
+            assertTrue(e.removeGroup("extra"));
+            assertFalse(e.removeGroup("extra"));
+            assertNull(e.node("extra"));
+            assertEquals(Set.of("0", "1", "2"), e.groupIds());
+        }
+        assertEquals(3, channels.groupsSummary(peers.get(2).endpoint(), 5_000).getGroups());
+        assertEquals(5, new CounterClient(channels, "0", 10_000, 1_000).incr(1).value(), "the other groups go on");
+
+        // its storage was released and kept: added again, the group recovers its count
+        for (CounterGroups e : engines) {
+            e.addGroup("extra");
+        }
+        awaitOneLeader("extra");
+        assertEquals(5, value("extra"));
+    }
+}
