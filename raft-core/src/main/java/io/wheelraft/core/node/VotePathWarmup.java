@@ -52,10 +52,10 @@ final class VotePathWarmup {
                 .setTerm(0).setPreVote(true).build();
     }
 
-    /** Probes every voter of {@code membership} (this node included, if it votes) not warmed yet. */
+    /** Probes every voter of {@code membership} (this node included, if it votes and is no witness) not warmed yet. */
     void warm(Membership membership) {
-        if (!membership.isVoter(self)) {
-            return;
+        if (!membership.isVoter(self) || membership.isWitness(self)) {
+            return; // a witness never asks for votes; the voters' probes warm its answering side
         }
         for (PeerId p : membership.voters()) {
             if (warmed.contains(p) || !inFlight.add(p)) {

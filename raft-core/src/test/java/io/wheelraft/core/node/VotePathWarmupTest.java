@@ -109,4 +109,12 @@ class VotePathWarmupTest {
         ofLearner.warm(three);
         assertTrue(transport.targets.isEmpty());
     }
+
+    @Test
+    void aWitnessProbesNoOneBecauseItNeverAsksForVotes() {
+        Membership withWitness = Membership.of(new Configuration(List.of(N1, N2, N3), List.of(), List.of(N1), java.util.Map.of()));
+        warmup.warm(withWitness);
+        assertTrue(transport.targets.isEmpty());
+        assertTrue(ownRequests.isEmpty());
+    }
 }
