@@ -103,18 +103,22 @@ public final class FileMetaStorage implements RaftMetaStorage {
                 DurableFiles.replaceAtomically(file, MetaSlots.newFile(payload(file, loaded.record())));
                 LOG.info("converted raft meta {} from layout version 1 to the two-slot layout version {} (term {})",
                         file, MetaSlots.LAYOUT_VERSION, loaded.record().getTerm());
-                meta.newestSlot = 0;
-                meta.sequence = 1;
+                meta.adoptFile(0, 1);
             } else {
-                meta.newestSlot = loaded.slot().index();
-                meta.sequence = loaded.slot().sequence();
+                meta.adoptFile(loaded.slot().index(), loaded.slot().sequence());
             }
-            meta.fileExists = true;
-            meta.channel = openChannel(file);
             return meta;
         } catch (IOException e) {
             throw new StorageException("cannot read raft meta " + file + ": " + e, e);
         }
+    }
+
+    /** Takes over the existing two-slot file (synchronized like {@link #write}, so a writer thread sees it). */
+    private synchronized void adoptFile(int newestSlot, long sequence) throws IOException {
+        this.newestSlot = newestSlot;
+        this.sequence = sequence;
+        this.fileExists = true;
+        this.channel = openChannel(file);
     }
 
     /** A record read from disk; {@code slot} is null for a version-1 file. */
