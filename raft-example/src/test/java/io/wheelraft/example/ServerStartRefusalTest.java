@@ -53,6 +53,8 @@ class ServerStartRefusalTest {
         PeerId self = nodeWithALog();
         Path meta = dir.resolve("counter/meta/raft_meta");
         byte[] bytes = Files.readAllBytes(meta);
+        // Both slots of the two-slot file: one damaged slot alone falls back to the other record.
+        bytes[bytes.length / 2 - 1] ^= 0x20;
         bytes[bytes.length - 1] ^= 0x20;
         Files.write(meta, bytes);
         Result r = start(self);

@@ -130,6 +130,8 @@ class VerifyCommandTest {
     void flippedMetaIsReported() throws IOException {
         Path data = copy();
         Path meta = data.resolve("counter/meta/raft_meta");
+        // Both slots of the two-slot file: one damaged slot alone falls back to the other record.
+        DiskFaults.flip(meta, Files.size(meta) / 2 - 2, 1);
         DiskFaults.flip(meta, Files.size(meta) - 2, 1);
         Result r = verify(data);
         assertEquals(1, r.code(), r.lines().toString());

@@ -38,12 +38,21 @@ final class DurableFiles {
     static void writeAtomically(Path target, String magic, byte[] payload) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(HEADER + payload.length);
         buf.put(magicBytes(magic)).putInt(payload.length).putInt(crc(payload)).put(payload).flip();
+        replaceAtomically(target, buf);
+    }
+
+    /**
+     * Atomically replaces {@code target} with exactly the bytes remaining in {@code content}
+     * (which carries its own checksums): temp file, fsync, rename, directory fsync. The same
+     * never-retry-on-the-same-file rule as {@link #writeAtomically} applies.
+     */
+    static void replaceAtomically(Path target, ByteBuffer content) throws IOException {
         Path temp = target.resolveSibling(target.getFileName() + TEMP_SUFFIX);
         Files.deleteIfExists(temp);
         try {
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
+                while (content.hasRemaining()) {
+                    ch.write(content);
                 }
                 ch.force(true);
             }
@@ -72,6 +81,16 @@ final class DurableFiles {
         } catch (NoSuchFileException e) {
             return null;
         }
+        return verify(file, all, magic);
+    }
+
+    /**
+     * Verifies the bytes of a file written by {@link #writeAtomically}, already read whole.
+     *
+     * @return the payload
+     * @throws LogCorruptionException naming the file if it is truncated or fails its checksum
+     */
+    static byte[] verify(Path file, byte[] all, String magic) {
         if (all.length < HEADER) {
             throw new LogCorruptionException("file " + file.toAbsolutePath() + " is truncated: " + all.length
                     + " bytes, shorter than its " + HEADER + "-byte header");

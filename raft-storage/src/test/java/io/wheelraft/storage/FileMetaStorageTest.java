@@ -76,10 +76,10 @@ class FileMetaStorageTest {
     }
 
     @Test
-    void flippedByteInMetaFileFailsTheChecksum() throws Exception {
-        Path file = writeTerm(5);
+    void flippedByteInTheOnlyRecordFailsTheChecksum() throws Exception {
+        Path file = writeTerm(5); // the first write: slot A holds the record, slot B was never written
         byte[] all = Files.readAllBytes(file);
-        all[all.length - 1] ^= 0x40;
+        all[30] ^= 0x40;
         Files.write(file, all);
         LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> FileMetaStorage.open(dir));
         assertTrue(e.getMessage().contains("checksum"), e.getMessage());
