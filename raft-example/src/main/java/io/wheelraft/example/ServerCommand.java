@@ -87,6 +87,12 @@ final class ServerCommand implements Callable<Integer> {
         if (groups != null && (groups < 1 || groups > MAX_GROUPS)) {
             throw CliException.usage("--groups must be between 1 and " + MAX_GROUPS + ", was " + groups);
         }
+        if (groups != null && (witnesses != null || priority != null)) {
+            // refused rather than ignored: a node that silently held data or led against its
+            // operator's word would be worse than one that does not start
+            throw CliException.usage("--witnesses and --priority are not supported with --groups yet; start the many-groups server "
+                    + "without them");
+        }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ProcessMetrics.bind(registry, Timers.sharedStats());
         MetricsEndpoint metrics = metricsPort == null ? null : MetricsEndpoint.start(selfId.host(), metricsPort, registry);

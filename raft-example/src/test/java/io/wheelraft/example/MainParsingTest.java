@@ -169,6 +169,15 @@ class MainParsingTest {
     }
 
     @Test
+    void serverRefusesWitnessesAndPriorityWithGroups() {
+        String peers = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--groups", "10", "--priority", "2"), 2,
+                "not supported with --groups");
+        assertOneLineError(run("server", "--data", "d", "--self", "127.0.0.1:1", "--peers", peers, "--groups", "10",
+                "--witnesses", "127.0.0.1:3"), 2, "not supported with --groups");
+    }
+
+    @Test
     void adminChecksSetPriorityArguments() {
         assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "set-priority", "127.0.0.1:2"), 2, "set-priority HOST:PORT N");
         assertOneLineError(run("admin", "--peers", "127.0.0.1:1", "set-priority", "127.0.0.1:2", "high"), 2, "'high'");
