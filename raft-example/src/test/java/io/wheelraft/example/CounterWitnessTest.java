@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -73,17 +72,14 @@ class CounterWitnessTest {
 
     /** Waits for the leader, which is a data member: a witness never leads. */
     private CounterServer awaitDataLeader() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            for (CounterServer s : servers) {
-                if (s.status().role() == Role.LEADER) {
-                    assertNotEquals(witness, s.status().self(), "a witness never leads");
-                    return s;
-                }
-            }
-            Thread.sleep(5); // bounded poll for the condition above
-        }
-        throw new AssertionError("no leader within 20 s");
+        java.util.concurrent.atomic.AtomicReference<CounterServer> found = new java.util.concurrent.atomic.AtomicReference<>();
+        LocalCluster.await("a leader", 20_000, () -> {
+            servers.stream().filter(s -> s.status().role() == Role.LEADER).findFirst().ifPresent(found::set);
+            return found.get() != null;
+        });
+        CounterServer leader = found.get();
+        assertNotEquals(witness, leader.status().self(), "a witness never leads");
+        return leader;
     }
 
     @Test

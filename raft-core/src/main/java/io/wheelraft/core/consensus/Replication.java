@@ -34,8 +34,7 @@ final class Replication implements PriorityHandover.Followers {
     /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
     private List<PeerId> otherVoters = List.of();
     private Map<PeerId, Integer> turns = Map.of();
-    /** Members that are witnesses: they get entry headers without payloads, and no failover turn. */
-    private java.util.Set<PeerId> witnesses = java.util.Set.of();
+    /** The membership in effect; its witnesses get entry headers without payloads, and no failover turn. */
     private Membership membership;
     /** Hands leadership to a caught-up voter of higher election priority. */
     private final PriorityHandover handover;
@@ -61,7 +60,6 @@ final class Replication implements PriorityHandover.Followers {
         List<PeerId> voters = new ArrayList<>(membership.voters());
         voters.remove(config.self());
         otherVoters = voters;
-        witnesses = WitnessRules.witnessesOf(membership);
         this.membership = membership;
         rankTurns();
     }
@@ -76,7 +74,7 @@ final class Replication implements PriorityHandover.Followers {
     private void rankTurns() {
         List<PeerId> ranked = new ArrayList<>(otherVoters.size());
         for (PeerId p : otherVoters) {
-            if (progress.containsKey(p) && !repairs.repairing(p) && !witnesses.contains(p) && priority(p) > 0) {
+            if (progress.containsKey(p) && !repairs.repairing(p) && priority(p) > 0 /* 0 also for a witness */) {
                 ranked.add(p);
             }
         }
@@ -231,7 +229,7 @@ final class Replication implements PriorityHandover.Followers {
                 out.send(new Ready.SnapshotTransfer(peer, term));
                 return;
             }
-            List<LogEntry> entries = WitnessRules.forPeer(witnesses.contains(peer),
+            List<LogEntry> entries = WitnessRules.forPeer(membership.isWitness(peer),
                     log.entries(pr.next, config.maxEntriesPerAppend(), config.maxBytesPerAppend()));
             if (entries.isEmpty() && pr.state == Progress.State.REPLICATE) {
                 return; // nothing new; heartbeats keep the follower alive

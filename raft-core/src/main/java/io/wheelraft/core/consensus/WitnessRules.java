@@ -8,7 +8,6 @@ import io.wheelraft.proto.LogEntry;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The consensus rules of witness replicas (see docs/divergence.md, "Witnesses"). A witness is a
@@ -105,16 +104,6 @@ public final class WitnessRules {
     static Status transferRefused(PeerId target) {
         return Status.error(RaftError.INVALID_ARGUMENT,
                 "%s is a witness: it holds no data and never leads; transfer leadership to a data member", target);
-    }
-
-    /** The witnesses among {@code m}'s members (both configurations while joint). */
-    static Set<PeerId> witnessesOf(Membership m) {
-        if (!m.isJoint()) {
-            return m.current().witnesses();
-        }
-        Set<PeerId> all = new java.util.TreeSet<>(m.current().witnesses());
-        all.addAll(m.old().witnesses());
-        return all;
     }
 
     /**
