@@ -114,6 +114,15 @@ final class MetaSlots {
         return best;
     }
 
+    /**
+     * Why the slot other than {@code chosen} is not usable, or null if it is valid or was never
+     * written (a new file's slot B until the second write).
+     */
+    static String problemOfOther(Path file, byte[] all, int chosen) {
+        String p = problem(file, all, 1 - chosen);
+        return p == null || allZero(all, (1 - chosen) * SLOT_SIZE) ? null : p;
+    }
+
     /** Why slot {@code index} is not usable, or null if it is valid. */
     private static String problem(Path file, byte[] all, int index) {
         int base = index * SLOT_SIZE;
