@@ -139,7 +139,7 @@ public final class FileMetaStorage implements RaftMetaStorage {
             if (other != null) {
                 // a write cut short by a crash leaves exactly this, and the older record is then
                 // the durable one; damage looks the same, so it is reported either way, not skipped
-                LOG.warn("raft meta {}: {} is {}; using {} (sequence {}), the newest valid record", file,
+                LOG.warn("raft meta {}: {} unusable, {}; using {} (sequence {}), the newest valid record", file,
                         MetaSlots.name(1 - slot.index()), other, MetaSlots.name(slot.index()), slot.sequence());
             }
             return new Loaded(parse(file, slot.payload()), slot);
