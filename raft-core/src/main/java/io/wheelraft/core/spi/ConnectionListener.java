@@ -1,12 +1,28 @@
 package io.wheelraft.core.spi;
 
-/** Told by a {@link RaftTransport} when its connection to a remote endpoint breaks. Must not block. */
-@FunctionalInterface
+/**
+ * Told by a {@link RaftTransport} about the liveness of remote endpoints (processes). Must not block.
+ *
+ * <p>A transport that {@link RaftTransport#reportsSilentPeers() reports silent peers} watches every
+ * remote endpoint with one heartbeat per process pair, whatever the number of groups, and calls
+ * {@link #onConnectionLost} also when an endpoint goes silent without a reset (a partition, a
+ * stopped host). Only then may groups go quiet: a quiet group sends no heartbeats of its own and
+ * relies on these reports to learn that its leader or a follower is gone.
+ */
 public interface ConnectionListener {
 
     /**
-     * The connection to {@code endpoint} ({@code host:port}) broke: the remote process most
-     * likely died. Every peer hosted there is affected.
+     * The connection to {@code endpoint} ({@code host:port}) broke, or the endpoint went silent:
+     * the remote process most likely died or is cut off. Every peer hosted there is affected.
+     * Reported once per loss, not repeated while the endpoint stays unreachable.
      */
     void onConnectionLost(String endpoint);
+
+    /**
+     * {@code endpoint} answers again after it was reported lost, or it restarted (a new process
+     * at the same address) since it was last heard. Groups with a member there wake up so that
+     * member is caught up. A listener that keeps no per-endpoint state may ignore it.
+     */
+    default void onConnectionRestored(String endpoint) {
+    }
 }

@@ -92,6 +92,26 @@ public interface RaftTransport extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Whether this transport watches every remote endpoint it talks to with a per-process
+     * heartbeat and reports one that goes silent (no reset, no answer) to its
+     * {@link ConnectionListener}s within {@link #silentPeerDetectMs()}, and one that answers
+     * again or restarted with {@link ConnectionListener#onConnectionRestored}. Groups go quiet
+     * only on such a transport: without the reports a quiet follower would never notice a
+     * black-holed leader. False by default.
+     */
+    default boolean reportsSilentPeers() {
+        return false;
+    }
+
+    /**
+     * When {@link #reportsSilentPeers()}: the longest time from an endpoint's last sign of life
+     * to the report that it was lost (heartbeat interval plus the silence allowed). Undefined otherwise.
+     */
+    default long silentPeerDetectMs() {
+        return Long.MAX_VALUE;
+    }
+
     /** Adds a listener for broken connections to remote endpoints. */
     void addConnectionListener(ConnectionListener listener);
 
