@@ -19,6 +19,14 @@ public interface Node {
     boolean isLeader();
 
     /**
+     * Whether this node's group is quiet here: no timers and no heartbeats of its own until
+     * something wakes it ({@link NodeOptions#quiesceAfterMs}).
+     */
+    default boolean isQuiet() {
+        return false;
+    }
+
+    /**
      * Replicates a task. Its closure completes OK after the entry is committed and applied; with
      * NOT_LEADER (leader hint included) on a non-leader, BUSY when the queue is full, and so on.
      */

@@ -40,6 +40,7 @@ public final class NodeOptions {
     private int snapshotChunkBytes = 1024 * 1024;
     private boolean witness;
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
+    private int quiesceAfterMs;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
@@ -65,6 +66,7 @@ public final class NodeOptions {
                 "leaseClockDriftMs must be in [0, electionTimeoutMs), was " + leaseClockDriftMs);
         require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
         require(electionPriority >= 0, "electionPriority must be 0 (never leads) or more, was " + electionPriority);
+        require(quiesceAfterMs >= 0, "quiesceAfterMs must be >= 0 (0: never quiet), was " + quiesceAfterMs);
         require(meterRegistry != null, "meterRegistry must not be null (the default is Micrometer's global registry)");
         return this;
     }
@@ -207,6 +209,17 @@ public final class NodeOptions {
      * survivor itself starts its pre-vote as soon as it sees the break (see docs/divergence.md).
      * Default (-1): two heartbeat intervals.
      */
+    /**
+     * Lets the group go quiet once its leader has been settled (everything committed and held by
+     * every reachable member, nothing pending) for this long: no timer, no heartbeat of its own
+     * until a proposal, read, vote, transfer, membership change or a lost or returning peer process
+     * wakes it. For processes hosting many mostly idle groups. Needs a transport that reports
+     * silent peers ({@link io.wheelraft.core.spi.RaftTransport#reportsSilentPeers()}, the gRPC
+     * transport by default): a node on any other refuses to start. Default 0: never quiet.
+     */
+    public int quiesceAfterMs() { return quiesceAfterMs; }
+    public NodeOptions quiesceAfterMs(int v) { quiesceAfterMs = v; return this; }
+
     public int connectionLostGraceMs() { return connectionLostGraceMs < 0 ? 2 * heartbeatIntervalMs() : connectionLostGraceMs; }
     public NodeOptions connectionLostGraceMs(int v) { connectionLostGraceMs = v; return this; }
 

@@ -289,11 +289,20 @@ final class Election {
 
     /** When the core next needs {@link #onWake}: a held answer's deadline, or our silent-leader turn; MAX_VALUE if never. */
     long nextWakeMs() {
+        if (core.quiet()) {
+            return Long.MAX_VALUE; // nothing of an election is running, and a quiet follower's leader is vouched for by its transport
+        }
         long at = Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs);
         if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
             at = Math.min(at, silentTurnAtMs());
         }
         return at;
+    }
+
+    /** No election business: no round, no held answer, no break seen, no campaign planned (a follower may go quiet). */
+    boolean idle() {
+        return tally == null && held.isEmpty() && leaderConnectionLostMs < 0 && campaignAtMs == Long.MAX_VALUE
+                && candidacyAtMs == Long.MAX_VALUE;
     }
 
     /** How many pre-vote answers are held (for tests). */

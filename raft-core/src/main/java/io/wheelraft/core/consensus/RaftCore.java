@@ -55,6 +55,7 @@ public final class RaftCore {
     private MembershipChanger changer;
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
+    private final Quiescence quiescence = new Quiescence(this);
 
     public RaftCore(RaftConfig config, RaftLog log, long term, PeerId votedFor,
                     MembershipLog memberships, long appliedIndex, long nowMs) {
@@ -117,7 +118,9 @@ public final class RaftCore {
         if (requestedAtMs == wakeRequestedMs) {
             wakeRequestedMs = Long.MAX_VALUE;
         }
-        election.onWake(nowMs);
+        if (!quiet()) { // a wake-up asked for before going quiet is stale
+            election.onWake(nowMs);
+        }
     }
 
     public long term() { return term; }
@@ -138,6 +141,19 @@ public final class RaftCore {
         return role == Role.LEADER;
     }
 
+    /** Quiet: no timers, no heartbeats of its own, until something wakes it (see {@link Quiescence}). */
+    public boolean quiet() {
+        return quiescence.quiet();
+    }
+
+    /**
+     * Lets this group go quiet once its leader has been settled for {@code afterMs} (0: never, the
+     * default). Only for a transport that reports silent peers (see {@link Quiescence}).
+     */
+    public void enableQuiescence(long afterMs) {
+        quiescence.enable(afterMs);
+    }
+
     public Map<PeerId, Long> followerMatchIndexes() {
         return replication == null ? Map.of() : replication.matchIndexes();
     }
@@ -152,6 +168,9 @@ public final class RaftCore {
      * restart a pre-vote still waiting for answers (each ends within the vote RPC deadline).
      */
     public void onElectionTimeout(long nowMs) {
+        if (quiet()) {
+            return; // a firing queued before the timers stopped
+        }
         checkTransfer(nowMs);
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
         if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
@@ -162,7 +181,7 @@ public final class RaftCore {
 
     /** stepDownTimer fired on the leader: check-quorum. */
     public void onStepDownCheck(long nowMs) {
-        if (role == Role.LEADER && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
+        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
             LOG.warn("{} steps down in term {}: no quorum answered within {} ms", self, term, config.electionTimeoutMs());
             becomeFollower(term, null, nowMs);
         }
@@ -170,7 +189,11 @@ public final class RaftCore {
 
     public void onHeartbeatTimeout(long nowMs) {
         if (role == Role.LEADER) {
-            replication.heartbeatAll(commitIndex, nowMs);
+            if (quiescence.leaderTick(settled(), nowMs)) {
+                out.event(new Ready.QuietChanged(true));
+                return;
+            }
+            replication.heartbeatAll(commitIndex, nowMs, quiescence.asking());
             changer.advance(nowMs); // also enforces the catch-up deadline
             handOverToPreferred(nowMs);
         }
@@ -205,7 +228,52 @@ public final class RaftCore {
      * @return true if it was our leader's: the shell then re-checks after {@link #campaignDelayAfterBreakMs}
      */
     public boolean onConnectionLost(String endpoint, long nowMs) {
+        boolean member = quiescence.endpointLost(endpoint);
+        if (member && quiet()) {
+            // A quiet follower wakes with its last contact as it was: the failover path runs at once.
+            wake(false, nowMs);
+        }
         return election.onConnectionLost(endpoint, nowMs);
+    }
+
+    /** The transport says {@code endpoint} answers again, or restarted: a leader wakes to catch members there up. */
+    public void onConnectionRestored(String endpoint, long nowMs) {
+        if (quiescence.endpointRestored(endpoint) && role == Role.LEADER) {
+            leaderBusy(nowMs);
+        }
+    }
+
+    /**
+     * Ends quietness. {@code contact}: a follower counts the wake as contact with its leader (any
+     * wake but a lost leader: the transport would have reported its process otherwise).
+     */
+    private void wake(boolean contact, long nowMs) {
+        if (!quiescence.wake()) {
+            return;
+        }
+        out.event(new Ready.QuietChanged(false));
+        if (role == Role.LEADER) {
+            replication.wokeUp(quiescence::reachable, nowMs);
+            replication.heartbeatAll(commitIndex, nowMs, false);
+        } else if (contact) {
+            lastLeaderContactMs = nowMs;
+        }
+    }
+
+    /** Something for the leader to do: wake if quiet, and start the quiet countdown again. */
+    private void leaderBusy(long nowMs) {
+        wake(true, nowMs);
+        quiescence.busy();
+    }
+
+    /** Whether this leader may go quiet (see {@link Quiescence}): nothing in flight, every reachable member holds the whole log. */
+    private boolean settled() {
+        Membership m = memberships.current();
+        long last = log.lastIndex();
+        return commitIndex == last && log.persistedIndex() == last && log.term(last) == term && !m.isJoint()
+                && !transfer.active() && !changer.inProgress() && changeAwaitingTermCommit == null
+                && !reads.isConfirming() && !reads.hasAwaitingTermCommit()
+                && replication.settledWith(m, quiescence::reachable, last);
     }
 
     /** This follower's wait after a broken leader connection passed: campaign if the leader is still lost. */
@@ -224,6 +292,7 @@ public final class RaftCore {
      * comes later as a {@link Ready.VoteAnswered} for {@code replyTo}, which the core only stores.
      */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
+        wake(true, nowMs);
         return election.handleRequestVote(req, nowMs, replyTo);
     }
 
@@ -244,6 +313,7 @@ public final class RaftCore {
 
     /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
     public TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
+        wake(true, nowMs);
         return election.handleTimeoutNow(req, nowMs);
     }
 
@@ -348,6 +418,10 @@ public final class RaftCore {
         role = newRole;
         leader = newLeader;
         if (changed) {
+            if (quiescence.quiet()) {
+                out.event(new Ready.QuietChanged(false));
+            }
+            quiescence.reset();
             out.event(new Ready.RoleChanged(role, term, leader));
         }
     }
@@ -366,9 +440,12 @@ public final class RaftCore {
 
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
+        if (!req.getQuiesce()) {
+            wake(true, nowMs);
+        }
         AppendResult r = appendFromLeader(req, nowMs);
         if (!repairing) {
-            return r;
+            return req.getQuiesce() ? quiesceAsked(req, r) : r;
         }
         if (req.getRepairComplete() && r.response().getSuccess() && req.getTerm() == term
                 && log.persistedIndex() >= req.getPrevLogIndex()) {
@@ -381,6 +458,21 @@ public final class RaftCore {
             return r;
         }
         return new AppendResult(r.response().toBuilder().setRepairing(true).build(), r.requiredPersistedIndex());
+    }
+
+    /** A quiesce heartbeat was handled: go quiet if this follower holds the whole log and knows it committed. */
+    private AppendResult quiesceAsked(AppendEntriesRequest req, AppendResult r) {
+        long last = log.lastIndex();
+        boolean idle = r.response().getSuccess() && req.getTerm() == term && (role == Role.FOLLOWER || role == Role.LEARNER)
+                && req.getPrevLogIndex() == last && commitIndex == last && log.persistedIndex() == last && election.idle();
+        boolean wasQuiet = quiescence.quiet();
+        if (!quiescence.followerAsked(idle)) {
+            return r;
+        }
+        if (!wasQuiet) {
+            out.event(new Ready.QuietChanged(true));
+        }
+        return new AppendResult(r.response().toBuilder().setQuiet(true).build(), r.requiredPersistedIndex());
     }
 
     private AppendResult appendFromLeader(AppendEntriesRequest req, long nowMs) {
@@ -429,6 +521,7 @@ public final class RaftCore {
 
     /** An InstallSnapshot chunk from {@code from} in {@code reqTerm}: true if accepted (leader checks as for AppendEntries). */
     public boolean acceptSnapshotChunk(PeerId from, long reqTerm, long nowMs) {
+        wake(true, nowMs);
         return acceptLeader(from, reqTerm, "InstallSnapshot", nowMs);
     }
 
@@ -570,6 +663,7 @@ public final class RaftCore {
         if (role != Role.LEADER) {
             throw new IllegalStateException(self + " is not the leader");
         }
+        leaderBusy(nowMs);
         long first = log.lastIndex() + 1;
         List<LogEntry> entries = new ArrayList<>(commands.size());
         long index = first;
@@ -594,6 +688,9 @@ public final class RaftCore {
         }
         if (role != Role.LEADER || req.getTerm() != term) {
             return;
+        }
+        if (req.getQuiesce() && resp.getQuiet()) {
+            quiescence.quietAnswer(from);
         }
         if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
             maybeAdvanceCommit(nowMs);
@@ -655,6 +752,9 @@ public final class RaftCore {
      * goes to {@code done} through {@link Ready.MembershipChangeDone}.
      */
     public void changeMembership(io.wheelraft.core.Configuration target, Closure done, long nowMs) {
+        if (role == Role.LEADER) {
+            leaderBusy(nowMs);
+        }
         if (role != Role.LEADER) {
             out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.notLeader(leader)));
         } else if (log.term(commitIndex) != term) {
@@ -697,6 +797,7 @@ public final class RaftCore {
         if (answerNow != null) {
             out.event(new Ready.TransferDone(done, answerNow));
         } else {
+            leaderBusy(nowMs);
             transfer.begin(target, done, nowMs + config.electionTimeoutMs());
             LOG.info("{} transfers leadership of term {} to {}", self, term, target);
             maybeSendTimeoutNow();
@@ -767,6 +868,7 @@ public final class RaftCore {
             out.event(new Ready.ReadsFailed(handles, leader));
             return;
         }
+        leaderBusy(nowMs);
         if (log.term(commitIndex) != term) {
             reads.awaitTermCommit(handles, lease);
             return;

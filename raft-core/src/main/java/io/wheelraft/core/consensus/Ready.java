@@ -77,7 +77,11 @@ public final class Ready {
 
     /** State the core changed, and callers whose request ended, in the order it happened. */
     public sealed interface Event permits RoleChanged, Committed, EntriesDiscarded, MembershipChanged,
-            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone, VoteAnswered {
+            ReadsConfirmed, ReadsFailed, TransferDone, MembershipChangeDone, VoteAnswered, QuietChanged {
+    }
+
+    /** The node went quiet (its timers stop) or woke (its role's timers run again); see {@link Quiescence}. */
+    public record QuietChanged(boolean quiet) implements Event {
     }
 
     /** Role, term or known leader changed (timers and listeners follow the role). */

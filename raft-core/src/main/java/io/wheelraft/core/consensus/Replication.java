@@ -162,7 +162,45 @@ final class Replication implements PriorityHandover.Followers {
      * @return the round number; {@link #quorumAcked} tells when a quorum has answered it
      */
     long heartbeatAll(long commitIndex, long nowMs) {
-        return broadcastRound(commitIndex, nowMs, false);
+        return heartbeatAll(commitIndex, nowMs, false);
+    }
+
+    /** As {@link #heartbeatAll(long, long)}; {@code quiesce}: ask the followers that hold the whole log to go quiet (see {@link Quiescence}). */
+    long heartbeatAll(long commitIndex, long nowMs, boolean quiesce) {
+        return broadcastRound(commitIndex, nowMs, false, quiesce);
+    }
+
+    /**
+     * Whether every member the transport has not reported lost holds the whole log ({@code last}),
+     * with nothing in flight to it, and none of them is a voter this leader should hand over to by
+     * priority: the members' side of being settled (see {@link Quiescence}).
+     */
+    boolean settledWith(Membership membership, java.util.function.Predicate<PeerId> reachable, long last) {
+        int own = ownPriority();
+        for (PeerId p : membership.allMembers()) {
+            if (p.equals(config.self()) || !reachable.test(p)) {
+                continue;
+            }
+            Progress pr = progress.get(p);
+            if (pr == null || pr.match != last || pr.state == Progress.State.SNAPSHOT || pr.inflight > 0 || pr.probeOutstanding
+                    || repairs.repairing(p) || (membership.isVoter(p) && priority(p) > own)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The leader woke from quiet: its followers' last answers are old because it sent nothing, not
+     * because they are gone. Check-quorum counts the reachable ones as heard now (the lease does
+     * not: it counts only from acknowledged heartbeats).
+     */
+    void wokeUp(java.util.function.Predicate<PeerId> reachable, long nowMs) {
+        for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
+            if (reachable.test(e.getKey())) {
+                e.getValue().lastResponseMs = Math.max(e.getValue().lastResponseMs, nowMs);
+            }
+        }
     }
 
     /**
@@ -170,10 +208,10 @@ final class Replication implements PriorityHandover.Followers {
      * the lease ({@link #leaseBasisMs}), and followers do not count it for their lease hold.
      */
     long readRound(long commitIndex, long nowMs) {
-        return broadcastRound(commitIndex, nowMs, true);
+        return broadcastRound(commitIndex, nowMs, true, false);
     }
 
-    private long broadcastRound(long commitIndex, long nowMs, boolean readRound) {
+    private long broadcastRound(long commitIndex, long nowMs, boolean readRound, boolean quiesce) {
         long round = ++heartbeatRound;
         if (!readRound) {
             leaseRoundSentMs.put(round, nowMs);
@@ -188,7 +226,7 @@ final class Replication implements PriorityHandover.Followers {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
             AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
-                    .toBuilder().setHeartbeat(true).setReadRound(readRound).build();
+                    .toBuilder().setHeartbeat(true).setReadRound(readRound).setQuiesce(quiesce && pr.match == log.lastIndex()).build();
             out.send(new Ready.AppendRequest(e.getKey(), hb));
         }
         return round;

@@ -109,6 +109,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             throw new IllegalArgumentException("NodeOptions.timer must be the node runtime's timer (or null for it): "
                     + "the node reads the runtime's clock, so it must schedule on the runtime's wheel");
         }
+        if (options.quiesceAfterMs() > 0 && !transport.reportsSilentPeers()) {
+            throw new IllegalArgumentException("NodeOptions.quiesceAfterMs is " + options.quiesceAfterMs() + " but the transport "
+                    + transport.getClass().getSimpleName() + " does not report silent peers: a quiet follower would never notice a "
+                    + "cut-off leader; use a transport with a per-process liveness watch or set quiesceAfterMs to 0");
+        }
         this.lanes = new LanePolicy(groupId + "/" + self, runtime, options);
         this.lane = lanes.raftLane(this::onLaneFailure);
         this.random = new Random(options.randomSeed());
@@ -161,6 +166,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 new VotePathWarmup(groupId, self, transport, voteTimeoutMs(), this::handleRequestVote));
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
+        core.enableQuiescence(options.quiesceAfterMs());
         intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
@@ -670,7 +676,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     @Override
     public void onConnectionLost(String endpoint) {
         onLane(() -> {
-            if (core.onConnectionLost(endpoint, now())) {
+            boolean leaderLost = core.onConnectionLost(endpoint, now());
+            carryOut(); // a quiet node woke, held answers were decided
+            if (leaderLost) {
                 // The core spaces the followers' turns a slot apart; a little jitter on top, should two
                 // ever share a turn (a heartbeat with new turns was on its way when the leader failed).
                 long delay = core.campaignDelayAfterBreakMs() + random.nextInt((int) Math.max(1, core.campaignJitterBoundMs()));
@@ -678,6 +686,16 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 timer().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
             }
         });
+    }
+
+    @Override
+    public void onConnectionRestored(String endpoint) {
+        onLane(() -> step(() -> core.onConnectionRestored(endpoint, now())));
+    }
+
+    @Override
+    public boolean isQuiet() {
+        return mirror.quiet;
     }
 
     // ------------------------------------------------------------------ carrying out decisions

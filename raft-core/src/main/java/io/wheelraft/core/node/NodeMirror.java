@@ -22,4 +22,6 @@ final class NodeMirror {
     volatile long lastLeaderContactMs;
     volatile Configuration configuration;
     volatile Map<PeerId, Long> matchIndexes = Map.of();
+    /** Quiet: no timers, no heartbeats of its own (see the core's Quiescence). */
+    volatile boolean quiet;
 }

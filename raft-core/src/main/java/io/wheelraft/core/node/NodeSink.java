@@ -97,6 +97,9 @@ final class NodeSink implements ReadyCarrier.Sink {
             CallerCode.complete(d.done(), d.status());
         } else if (event instanceof Ready.VoteAnswered v) {
             v.to().send(v.answer()); // a held pre-vote answer, decided now
+        } else if (event instanceof Ready.QuietChanged q) {
+            p.mirror().quiet = q.quiet();
+            p.timers().quiet(q.quiet(), p.mirror().role, p.options().snapshotIntervalSecs() > 0);
         }
     }
 

@@ -88,6 +88,25 @@ final class NodeTimers {
         }
     }
 
+    /**
+     * A quiet node stops every timer, the snapshot one too (nothing new is applied while quiet), so
+     * it holds no wheel entry; waking runs the role's timers again.
+     */
+    void quiet(boolean quiet, Role role, boolean snapshots) {
+        if (quiet) {
+            election.stop();
+            vote.stop();
+            stepDown.stop();
+            heartbeat.stop();
+            snapshot.stop();
+            return;
+        }
+        enter(role);
+        if (snapshots && !snapshot.isRunning()) {
+            snapshot.start();
+        }
+    }
+
     void destroyAll() {
         election.destroy();
         vote.destroy();

@@ -37,6 +37,7 @@ public final class SimCluster {
     public static final String GROUP = "sim";
 
     private final long seed;
+    private final String groupId;
     private final SimRuntime runtime;
     private final SimNetwork network;
     private final Random random;
@@ -137,6 +138,21 @@ public final class SimCluster {
     /** The most general form: witnesses, and options adjusted per member (see the forms above). */
     public SimCluster(long seed, int size, int initialVoters, java.util.Set<Integer> witnesses, IntFunction<StateMachine> stateMachines,
                       ObjIntConsumer<NodeOptions> memberTuning, StorageFactory storageFactory) {
+        this(seed, null, null, GROUP, size, initialVoters, witnesses, stateMachines, memberTuning, storageFactory);
+    }
+
+    /**
+     * One group of several on shared simulated processes ({@link SimGroups}): its members run in
+     * the processes of {@code network}, on {@code runtime}'s wheel, as group {@code groupId}.
+     */
+    SimCluster(long seed, SimRuntime runtime, SimNetwork network, String groupId, int size, IntFunction<StateMachine> stateMachines,
+               Consumer<NodeOptions> tuning) {
+        this(seed, runtime, network, groupId, size, size, java.util.Set.of(), stateMachines, (o, i) -> tuning.accept(o), null);
+    }
+
+    private SimCluster(long seed, SimRuntime sharedRuntime, SimNetwork sharedNetwork, String groupId, int size, int initialVoters,
+                       java.util.Set<Integer> witnesses, IntFunction<StateMachine> stateMachines,
+                       ObjIntConsumer<NodeOptions> memberTuning, StorageFactory storageFactory) {
         if (size < 1) {
             throw new IllegalArgumentException("cluster size must be >= 1, was " + size);
         }
@@ -146,9 +162,12 @@ public final class SimCluster {
         this.initialVoters = initialVoters;
         this.witnesses = java.util.Set.copyOf(witnesses);
         this.seed = seed;
+        this.groupId = groupId;
         this.random = new Random(seed);
-        this.runtime = new SimRuntime(random.nextLong());
-        this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
+        long runtimeSeed = random.nextLong();
+        long networkSeed = random.nextLong();
+        this.runtime = sharedRuntime != null ? sharedRuntime : new SimRuntime(runtimeSeed);
+        this.network = sharedNetwork != null ? sharedNetwork : new SimNetwork(runtime, new Random(networkSeed), new SimFaults());
         this.stateMachines = stateMachines;
         this.tuning = memberTuning;
         this.storageFactory = storageFactory;
@@ -184,7 +203,7 @@ public final class SimCluster {
                 .snapshotIntervalSecs(0)
                 .randomSeed(seed * 1_000_003L + i * 7919L + restarts);
         tuning.accept(o, i);
-        m.node = new NodeImpl(GROUP, id, o, network.transport(id.endpoint()), runtime).start();
+        m.node = new NodeImpl(groupId, id, o, network.transport(id.endpoint()), runtime).start();
         m.up = true;
     }
 
@@ -348,13 +367,33 @@ public final class SimCluster {
      * (peers notice at once) versus hung or cut off (peers only notice the silence).
      */
     public void crash(int i, boolean breakConnections) {
+        if (halt(i)) {
+            network.crash(peers.get(i).endpoint(), breakConnections);
+        }
+    }
+
+    /** Member {@code i}'s node stops (its process is crashing); false if it was down already. */
+    boolean halt(int i) {
         Member m = members.get(i);
         if (!m.up) {
-            return;
+            return false;
         }
         m.node.halt();
         m.up = false;
-        network.crash(peers.get(i).endpoint(), breakConnections);
+        return true;
+    }
+
+    /** Member {@code i} starts again, its process already restarted (see {@link SimGroups}). */
+    void startAgain(int i) {
+        if (!members.get(i).up) {
+            restarts++;
+            startMember(i);
+        }
+    }
+
+    /** Checks election safety now (for {@link SimGroups}, which steps the shared runtime itself). */
+    void checkSafety() {
+        checkElectionSafety();
     }
 
     /** The connection between members {@code i} and {@code j} breaks and heals at once (see {@link SimNetwork#breakConnection}). */

@@ -42,11 +42,16 @@ public final class SimNetwork {
         boolean alive = true;
         /** Dead without breaking connections (hung): calls to it time out instead of failing fast. */
         boolean silent;
+        /** Bumped at every restart: the liveness watch tells a restarted process from one that never went away. */
+        int incarnation;
 
         Process(String endpoint) {
             this.endpoint = endpoint;
         }
     }
+
+    /** The emulated per-process liveness watch ({@link #watchLiveness}); null when off. */
+    private SimLiveness liveness;
 
     public SimNetwork(SimRuntime runtime, Random random, SimFaults faults) {
         this.runtime = runtime;
@@ -68,6 +73,42 @@ public final class SimNetwork {
         return processes.get(endpoint);
     }
 
+    Iterable<Process> processes() {
+        return processes.values();
+    }
+
+    Random random() {
+        return random;
+    }
+
+    /**
+     * Emulates a transport's per-process liveness watch (see
+     * {@link io.wheelraft.core.spi.RaftTransport#reportsSilentPeers}): every {@code intervalMs}
+     * each live process pings every other; one not heard for {@code silenceMs} (crashed, hung,
+     * partitioned away, or its pings lost) is reported lost once, and reported restored when it
+     * answers again or answers as a new incarnation. From then on the transports report silent peers.
+     */
+    public void watchLiveness(int intervalMs, int silenceMs) {
+        if (liveness == null) {
+            liveness = new SimLiveness(this, runtime, intervalMs, silenceMs);
+            liveness.start();
+        }
+    }
+
+    boolean watchesLiveness() {
+        return liveness != null;
+    }
+
+    long silentPeerDetectMs() {
+        return liveness == null ? Long.MAX_VALUE : liveness.detectMs();
+    }
+
+    private void reportedBroken(String at, String lost) {
+        if (liveness != null) {
+            liveness.markLost(at, lost);
+        }
+    }
+
     /**
      * The process dies. With {@code breakConnections} (a killed process: the OS resets its sockets)
      * every other process hears of it almost at once; without, it just goes silent (a hung process
@@ -82,6 +123,7 @@ public final class SimNetwork {
         if (breakConnections) {
             for (Process other : processes.values()) {
                 if (other != p && other.alive && connected(endpoint, other.endpoint)) {
+                    reportedBroken(other.endpoint, endpoint);
                     List<ConnectionListener> ls = List.copyOf(other.listeners);
                     later(faults.connectionBreakDetectMs, () -> ls.forEach(l -> l.onConnectionLost(endpoint)));
                 }
@@ -100,6 +142,7 @@ public final class SimNetwork {
             if (p != null && p.alive) {
                 List<ConnectionListener> ls = List.copyOf(p.listeners);
                 String lost = side[1];
+                reportedBroken(side[0], lost);
                 later(faults.connectionBreakDetectMs, () -> ls.forEach(l -> l.onConnectionLost(lost)));
             }
         }
@@ -110,6 +153,7 @@ public final class SimNetwork {
         Process p = processes.get(endpoint);
         p.alive = true;
         p.silent = false;
+        p.incarnation++;
     }
 
     /** Splits processes into groups that cannot reach each other; unlisted ones form one more group. */

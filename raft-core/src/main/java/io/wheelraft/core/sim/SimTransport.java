@@ -89,6 +89,16 @@ public final class SimTransport implements RaftTransport {
     }
 
     @Override
+    public boolean reportsSilentPeers() {
+        return network.watchesLiveness();
+    }
+
+    @Override
+    public long silentPeerDetectMs() {
+        return network.silentPeerDetectMs();
+    }
+
+    @Override
     public void addConnectionListener(ConnectionListener listener) {
         network.process(endpoint).listeners.add(listener);
     }

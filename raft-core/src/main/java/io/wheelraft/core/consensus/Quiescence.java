@@ -1,0 +1,188 @@
+package io.wheelraft.core.consensus;
+
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Quiet groups (in the spirit of TiKV's hibernated regions): a settled group stops its timers and
+ * heartbeats until something wakes it, so that a process hosting many mostly idle groups spends
+ * nothing on the idle ones. Only on a transport that watches each remote process with one
+ * heartbeat per process pair ({@link io.wheelraft.core.spi.RaftTransport#reportsSilentPeers}):
+ * a quiet follower learns that its leader died or was cut off from that transport's report, not
+ * from missing heartbeats of its own group.
+ *
+ * <p>Entering (leader-driven, two steps):
+ * <ol>
+ *   <li>The leader is <em>settled</em>: everything in its log is of a committed prefix that
+ *       includes an entry of its term and is durable here; no read, transfer or membership change
+ *       is pending; the configuration is not joint; no voter would take leadership from it by
+ *       priority; and every member the transport has not reported lost holds the whole log. Once
+ *       it has stayed so for {@code quiesceAfterMs}, its heartbeats carry {@code quiesce}.</li>
+ *   <li>A follower that gets such a heartbeat, holds the whole log (its last index is the
+ *       heartbeat's point and its commit index) and has no election business of its own goes
+ *       quiet and answers {@code quiet}. When every reachable member has answered so, and they
+ *       with the leader form a quorum, the leader goes quiet at its next heartbeat tick.</li>
+ * </ol>
+ *
+ * <p>Waking: a proposal, a read, a transfer or a membership change on the leader; any vote or
+ * pre-vote request, TimeoutNow, snapshot, or append that is not a quiesce heartbeat; a role
+ * change; a member's process reported lost (the leader re-settles without it, so a group with
+ * one process down still goes quiet) or back (it is caught up). A quiet follower told that its
+ * leader's process is lost wakes with its last contact as it was, so the usual failover path
+ * runs at once; woken for any other reason it counts the wake as contact (the leader's process
+ * was alive, or it would have been reported), which only lengthens how long it refuses votes.
+ *
+ * <p>Safety does not depend on any of this: quiet nodes only do less. The leader's lease counts
+ * from heartbeats a quorum acknowledged, so a quiet leader's lease runs out as if it had lost
+ * its followers and a woken leader confirms reads with a round; voters' holds count from the
+ * last heartbeat they really received.
+ */
+final class Quiescence {
+
+    private final RaftCore core;
+    /** How long a leader must be settled before it asks its followers to go quiet; 0: never. */
+    private long quiesceAfterMs;
+    private boolean quiet;
+    /** Since when the leader has been settled without interruption. */
+    private long settledSinceMs = Long.MAX_VALUE;
+    /** The leader's heartbeats carry {@code quiesce}. */
+    private boolean asking;
+    /** Members that answered a quiesce heartbeat of this leadership with {@code quiet}. */
+    private final Set<PeerId> quietMembers = new HashSet<>();
+    /** Remote endpoints the transport reported lost and not back yet. */
+    private final Set<String> lostEndpoints = new HashSet<>();
+
+    Quiescence(RaftCore core) {
+        this.core = core;
+    }
+
+    /** A settled leader asks followers to go quiet after {@code afterMs} (0 or less: never). */
+    void enable(long afterMs) {
+        this.quiesceAfterMs = Math.max(0, afterMs);
+    }
+
+    boolean quiet() {
+        return quiet;
+    }
+
+    /** Heartbeats carry {@code quiesce} (to the members that hold the whole log). */
+    boolean asking() {
+        return asking;
+    }
+
+    boolean reachable(PeerId p) {
+        return !lostEndpoints.contains(p.endpoint());
+    }
+
+    // ------------------------------------------------------------ transport reports
+
+    /** @return true if a member of the group is hosted at {@code endpoint} */
+    boolean endpointLost(String endpoint) {
+        lostEndpoints.add(endpoint);
+        return hostsMember(endpoint);
+    }
+
+    /** @return true if a member of the group is hosted at {@code endpoint} */
+    boolean endpointRestored(String endpoint) {
+        lostEndpoints.remove(endpoint);
+        return hostsMember(endpoint);
+    }
+
+    private boolean hostsMember(String endpoint) {
+        for (PeerId p : core.membership().allMembers()) {
+            if (!p.equals(core.self()) && p.endpoint().equals(endpoint)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------ leader
+
+    /**
+     * Something happened on the leader that makes it unsettled for now (a proposal, a read, ...):
+     * the quiet countdown starts again and followers that went quiet are not counted any more
+     * (the append or heartbeat that follows wakes them).
+     */
+    void busy() {
+        settledSinceMs = Long.MAX_VALUE;
+        asking = false;
+        quietMembers.clear();
+    }
+
+    /** A member answered a quiesce heartbeat with {@code quiet}. */
+    void quietAnswer(PeerId from) {
+        if (asking) {
+            quietMembers.add(from);
+        }
+    }
+
+    /**
+     * The leader's heartbeat tick: decides whether it goes quiet now (true: send nothing), starts
+     * asking, or stays as it is.
+     */
+    boolean leaderTick(boolean settled, long nowMs) {
+        if (quiesceAfterMs <= 0 || quiet) {
+            return quiet;
+        }
+        if (!settled) {
+            busy();
+            return false;
+        }
+        settledSinceMs = Math.min(settledSinceMs, nowMs);
+        if (nowMs - settledSinceMs < quiesceAfterMs) {
+            return false;
+        }
+        if (asking && everyReachableMemberQuiet()) {
+            quiet = true;
+            return true;
+        }
+        asking = true;
+        return false;
+    }
+
+    private boolean everyReachableMemberQuiet() {
+        Membership m = core.membership();
+        for (PeerId p : m.allMembers()) {
+            if (!p.equals(core.self()) && reachable(p) && !quietMembers.contains(p)) {
+                return false;
+            }
+        }
+        return m.hasQuorum(p -> p.equals(core.self()) || quietMembers.contains(p));
+    }
+
+    // ------------------------------------------------------------ follower
+
+    /**
+     * A quiesce heartbeat was accepted; {@code idle}: this follower holds the whole log, knows it
+     * committed, and has no election business. Returns whether it is (now) quiet.
+     */
+    boolean followerAsked(boolean idle) {
+        if (quiesceAfterMs <= 0 || !idle) {
+            return false;
+        }
+        quiet = true;
+        return true;
+    }
+
+    // ------------------------------------------------------------ both
+
+    /** Leaves the quiet state; true if the node was quiet. */
+    boolean wake() {
+        boolean was = quiet;
+        quiet = false;
+        if (core.role() == Role.LEADER) {
+            busy();
+        }
+        return was;
+    }
+
+    /** A new role or leadership: nothing asked or answered before counts. */
+    void reset() {
+        quiet = false;
+        busy();
+    }
+}

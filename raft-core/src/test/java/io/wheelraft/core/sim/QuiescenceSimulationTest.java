@@ -1,0 +1,276 @@
+package io.wheelraft.core.sim;
+
+import io.wheelraft.core.Task;
+import io.wheelraft.core.sim.linearizability.CheckResult;
+import io.wheelraft.core.sim.linearizability.CounterModel;
+import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Quiet groups on shared simulated processes ({@link SimGroups}, each process hosting one member
+ * of every group, a per-process liveness watch): settled groups go quiet and cost no timer and
+ * no message; a write wakes only its group; a quiet follower whose leader's process dies or is
+ * cut off wakes and elects a new leader; groups go quiet again with one process down; partitions
+ * while quiet keep one leader per term. Election safety is checked at every simulated ms.
+ */
+class QuiescenceSimulationTest {
+
+    private static final int T = 200;
+    private static final int HEARTBEAT_DIVISOR = 10;
+    private static final int LIVENESS_INTERVAL_MS = 20;
+    private static final int LIVENESS_SILENCE_MS = 100;
+
+    private static SimGroups groups(long seed, int count) {
+        CommittedLog[] logs = new CommittedLog[count];
+        for (int g = 0; g < count; g++) {
+            logs[g] = new CommittedLog("group " + g + " seed " + seed);
+        }
+        return new SimGroups(seed, 3, count, LIVENESS_INTERVAL_MS, LIVENESS_SILENCE_MS, (g, i) -> new CounterFsm(i, logs[g]),
+                o -> o.electionTimeoutMs(T).heartbeatDivisor(HEARTBEAT_DIVISOR).quiesceAfterMs(T));
+    }
+
+    private static boolean allQuiet(SimGroups s, int liveProcesses) {
+        return s.quietMembers() == s.groupCount() * liveProcesses;
+    }
+
+    @Test
+    void settledGroupsGoQuietAndIdleCostDoesNotGrowWithGroups() {
+        long[] pending = new long[2];
+        int[] counts = {4, 24};
+        for (int k = 0; k < counts.length; k++) {
+            SimGroups s = groups(7, counts[k]);
+            assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), "not every member went quiet: " + s.quietMembers() + "; " + s.replayHint());
+            assertEquals(counts[k], s.groupsWithLeader(), "a quiet group keeps its leader");
+            long sent = s.network().messagesSent();
+            s.runFor(20L * T);
+            assertEquals(sent, s.network().messagesSent(), "quiet groups sent Raft messages");
+            assertTrue(allQuiet(s, 3), "a member woke up with nothing to do");
+            assertEquals(counts[k], s.groupsWithLeader());
+            pending[k] = s.pendingTimeouts();
+        }
+        // Only the process-level watch (and nothing per group) is left on the shared wheel.
+        assertEquals(pending[0], pending[1], "wheel entries grew with the group count");
+    }
+
+    @Test
+    void aWriteWakesOnlyItsGroupWhichGoesQuietAgain() {
+        SimGroups s = groups(11, 6);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        SimCluster g2 = s.group(2);
+        int leader = g2.leaderIndex();
+        boolean[] ok = new boolean[1];
+        g2.node(leader).apply(new Task(CounterFsm.delta(5), st -> ok[0] = st.isOk()));
+        assertTrue(s.runUntil(() -> ok[0], 5L * T), "write to a quiet group did not commit; " + s.replayHint());
+        for (int g = 0; g < s.groupCount(); g++) {
+            if (g != 2) {
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(s.group(g).node(i).isQuiet(), "group " + g + " member " + i + " woke for another group's write");
+                }
+            }
+        }
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 10L * T), "the written group did not go quiet again; " + s.replayHint());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(5, ((CounterFsm) g2.stateMachine(i)).value(), "member " + i + " of the written group");
+        }
+        assertEquals(leader, g2.leaderIndex(), "the write changed the leader");
+    }
+
+    @Test
+    void killedLeaderProcessQuietFollowersElectAndGoQuietAgainWithOneProcessDown() {
+        checkLeaderProcessLost(13, true);
+    }
+
+    @Test
+    void hungLeaderProcessIsNoticedBySilenceAlone() {
+        checkLeaderProcessLost(17, false);
+    }
+
+    private static void checkLeaderProcessLost(long seed, boolean breakConnections) {
+        SimGroups s = groups(seed, 8);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        long[] acked = writeToEveryGroup(s);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 10L * T), s.replayHint());
+        int victim = busiestLeaderProcess(s);
+        List<Integer> led = groupsLedBy(s, victim);
+        long killedAt = s.nowMs();
+        s.crashProcess(victim, breakConnections);
+        long[] newLeaderAt = new long[s.groupCount()];
+        assertTrue(s.runUntil(() -> {
+            boolean all = true;
+            for (int g : led) {
+                int l = s.group(g).leaderIndex();
+                if (l >= 0 && l != victim && newLeaderAt[g] == 0) {
+                    newLeaderAt[g] = s.nowMs();
+                }
+                all &= newLeaderAt[g] != 0;
+            }
+            return all;
+        }, 10L * T), "groups led by the lost process did not all elect; " + s.replayHint());
+        for (int g : led) {
+            // Detection (a reset at once, or the silence window) plus pre-vote and vote: well within 2 T.
+            assertTrue(newLeaderAt[g] - killedAt <= 2L * T, "group " + g + " took " + (newLeaderAt[g] - killedAt) + " ms; " + s.replayHint());
+        }
+        // Every group goes quiet again on the two live processes (TiKV's case: a down store must not keep groups awake).
+        assertTrue(s.runUntil(() -> allQuiet(s, 2), 20L * T), "groups stayed awake with one process down: " + s.quietMembers()
+                + " quiet; " + s.replayHint());
+        assertEquals(s.groupCount(), s.groupsWithLeader());
+        s.restartProcess(victim);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3) && allCaughtUp(s, acked), 30L * T), "restarted process not caught up and quiet; "
+                + s.replayHint());
+    }
+
+    @Test
+    void partitionWhileQuietElectsOnTheMajoritySideAndHealsToOneLeader() {
+        SimGroups s = groups(19, 8);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        int isolated = busiestLeaderProcess(s);
+        List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
+        others.remove(Integer.valueOf(isolated));
+        s.partition(List.of(isolated), others);
+        assertTrue(s.runUntil(() -> {
+            for (int g = 0; g < s.groupCount(); g++) {
+                int l = s.group(g).leaderIndex();
+                if (l < 0 || l == isolated) {
+                    return false;
+                }
+            }
+            return true;
+        }, 20L * T), "the majority side did not lead every group; " + s.replayHint());
+        // The isolated process wakes too (its followers were reported lost) and steps down on check-quorum.
+        assertTrue(s.runUntil(() -> groupsLedBy(s, isolated).isEmpty(), 10L * T), "the isolated process still leads "
+                + groupsLedBy(s, isolated) + "; " + s.replayHint());
+        long[] acked = writeToEveryGroup(s);
+        s.heal();
+        assertTrue(s.runUntil(() -> allQuiet(s, 3) && allCaughtUp(s, acked), 40L * T), "not healed to quiet and caught up; " + s.replayHint());
+    }
+
+    @Test
+    void randomFaultsOnQuietGroupsStayLinearizable() {
+        for (long seed = 1; seed <= 4; seed++) {
+            runRandomFaults(seed);
+        }
+    }
+
+    private static void runRandomFaults(long seed) {
+        SimGroups s = groups(100 + seed, 5);
+        Random r = new Random(seed);
+        // Two groups carry client load; the other three mostly sit quiet between faults.
+        List<CounterWorkload> loads = List.of(new CounterWorkload(s.group(0), 2, 4 * T), new CounterWorkload(s.group(1), 2, 4 * T));
+        long nextFault = 20L * T;
+        long end = 20L * T + 60L * T;
+        boolean loadOn = true;
+        for (long t = 0; t < end; t++) {
+            if (t == nextFault) {
+                injectFault(s, r);
+                nextFault = t + 2L * T + r.nextInt(6 * T);
+                loadOn = r.nextInt(3) > 0; // sometimes let the loaded groups settle and go quiet too
+            }
+            if (loadOn) {
+                loads.forEach(CounterWorkload::tick);
+            }
+            s.runFor(1);
+        }
+        s.heal();
+        s.faults().dropRate(0);
+        for (int i = 0; i < 3; i++) {
+            s.restartProcess(i);
+        }
+        loads.forEach(CounterWorkload::stop);
+        assertTrue(s.runUntil(() -> {
+            loads.forEach(CounterWorkload::tick);
+            return loads.stream().allMatch(CounterWorkload::idle);
+        }, 40L * T), "clients still waiting; " + s.replayHint());
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 60L * T), "not all quiet after healing: " + s.quietMembers() + "; " + s.replayHint());
+        for (int g = 0; g < 2; g++) {
+            CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, loads.get(g).history(),
+                    Duration.ofSeconds(20));
+            assertTrue(verdict.isLinearizable(), "group " + g + " not linearizable: " + verdict + "; " + s.replayHint());
+            SimCluster c = s.group(g);
+            long value = ((CounterFsm) c.stateMachine(c.leaderIndex())).value();
+            for (int i = 0; i < 3; i++) {
+                assertEquals(value, ((CounterFsm) c.stateMachine(i)).value(), "group " + g + " member " + i + " diverged; " + s.replayHint());
+            }
+        }
+    }
+
+    private static void injectFault(SimGroups s, Random r) {
+        switch (r.nextInt(6)) {
+            case 0 -> s.crashProcess(r.nextInt(3), true);
+            case 1 -> s.crashProcess(r.nextInt(3), false);
+            case 2 -> s.restartProcess(r.nextInt(3));
+            case 3 -> {
+                int alone = r.nextInt(3);
+                List<Integer> rest = new ArrayList<>(List.of(0, 1, 2));
+                rest.remove(Integer.valueOf(alone));
+                s.partition(List.of(alone), rest);
+            }
+            case 4 -> s.heal();
+            default -> s.faults().dropRate(r.nextInt(2) == 0 ? 0 : 0.05);
+        }
+    }
+
+    /** One increment per group, on its leader; returns each group's acknowledged total. */
+    private static long[] writeToEveryGroup(SimGroups s) {
+        long[] acked = new long[s.groupCount()];
+        boolean[] done = new boolean[s.groupCount()];
+        for (int g = 0; g < s.groupCount(); g++) {
+            int gg = g;
+            SimCluster c = s.group(g);
+            c.node(c.leaderIndex()).apply(new Task(CounterFsm.delta(g + 1), st -> {
+                if (st.isOk()) {
+                    acked[gg] = gg + 1;
+                    done[gg] = true;
+                }
+            }));
+        }
+        assertTrue(s.runUntil(() -> {
+            for (boolean d : done) {
+                if (!d) {
+                    return false;
+                }
+            }
+            return true;
+        }, 10L * T), "writes did not commit; " + s.replayHint());
+        return acked;
+    }
+
+    private static boolean allCaughtUp(SimGroups s, long[] acked) {
+        for (int g = 0; g < s.groupCount(); g++) {
+            for (int i = 0; i < 3; i++) {
+                if (!s.group(g).isUp(i) || ((CounterFsm) s.group(g).stateMachine(i)).value() < acked[g]) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static int busiestLeaderProcess(SimGroups s) {
+        int best = 0;
+        for (int p = 1; p < 3; p++) {
+            if (groupsLedBy(s, p).size() > groupsLedBy(s, best).size()) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    private static List<Integer> groupsLedBy(SimGroups s, int process) {
+        List<Integer> led = new ArrayList<>();
+        for (int g = 0; g < s.groupCount(); g++) {
+            SimCluster c = s.group(g);
+            if (c.isUp(process) && c.node(process).isLeader()) {
+                led.add(g);
+            }
+        }
+        return led;
+    }
+}
