@@ -292,7 +292,9 @@ public final class RaftCore {
      * comes later as a {@link Ready.VoteAnswered} for {@code replyTo}, which the core only stores.
      */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
-        wake(true, nowMs);
+        if (req.getTerm() > term) {
+            wake(true, nowMs); // a request for an older term (a warm-up probe for term 0) is refused with no effect
+        }
         return election.handleRequestVote(req, nowMs, replyTo);
     }
 

@@ -6,7 +6,9 @@ import io.wheelraft.core.spi.RaftTransport;
 import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -22,8 +24,12 @@ import java.util.function.Function;
  * <p>The request changes nothing anywhere: no candidate ever asks for term 0 (a candidacy asks
  * for its term plus one, at least 1), and a pre-vote whose term is not above the voter's own is
  * refused without touching term, vote, timers or held answers (pre-votes bind no one anyway).
- * A peer whose probe fails (it is down) is tried again at the next call. Thread-safe: called on
- * the Raft lane; answers complete on transport threads.
+ * A peer whose probe fails (it is down) is tried again at the next call.
+ *
+ * <p>What gets warm is the process's code and its connection to a peer process, not anything of
+ * one group, so the groups sharing a transport share the record of what is warm: a process
+ * hosting many groups probes each peer process once, not once per group. Thread-safe: called on
+ * the Raft lanes; answers complete on transport threads.
  */
 final class VotePathWarmup {
 
@@ -33,9 +39,18 @@ final class VotePathWarmup {
     private final long timeoutMs;
     /** This node's own vote handler (the same path a peer's request takes once it arrived). */
     private final Function<RequestVoteRequest, CompletableFuture<RequestVoteResponse>> ownHandler;
-    /** Peers (and this node) whose probe was answered: the path is warm. */
-    private final Set<PeerId> warmed = ConcurrentHashMap.newKeySet();
-    private final Set<PeerId> inFlight = ConcurrentHashMap.newKeySet();
+    /** Per transport: the peer endpoints (and {@link #SELF}) whose probe was answered, and those being probed. */
+    private static final Map<RaftTransport, Paths> SHARED = java.util.Collections.synchronizedMap(new WeakHashMap<>());
+    private static final String SELF = "self";
+
+    private record Paths(Set<String> warmed, Set<String> inFlight) {
+        Paths() {
+            this(ConcurrentHashMap.newKeySet(), ConcurrentHashMap.newKeySet());
+        }
+    }
+
+    private final Set<String> warmed;
+    private final Set<String> inFlight;
 
     VotePathWarmup(String groupId, PeerId self, RaftTransport transport, long timeoutMs,
                    Function<RequestVoteRequest, CompletableFuture<RequestVoteResponse>> ownHandler) {
@@ -44,6 +59,13 @@ final class VotePathWarmup {
         this.transport = transport;
         this.timeoutMs = timeoutMs;
         this.ownHandler = ownHandler;
+        Paths paths = SHARED.computeIfAbsent(transport, t -> new Paths());
+        this.warmed = paths.warmed();
+        this.inFlight = paths.inFlight();
+    }
+
+    private String key(PeerId p) {
+        return p.equals(self) ? SELF : p.endpoint();
     }
 
     /** The request sent to {@code to}: a pre-vote for term 0, which every node refuses. */
@@ -58,27 +80,28 @@ final class VotePathWarmup {
             return; // a witness never asks for votes; the voters' probes warm its answering side
         }
         for (PeerId p : membership.voters()) {
-            if (warmed.contains(p) || !inFlight.add(p)) {
+            String key = key(p);
+            if (warmed.contains(key) || !inFlight.add(key)) {
                 continue;
             }
             CompletableFuture<RequestVoteResponse> answer;
             try {
                 answer = p.equals(self) ? ownHandler.apply(probe(p)) : transport.requestVote(p, probe(p), timeoutMs);
             } catch (RuntimeException e) {
-                inFlight.remove(p); // e.g. the transport is closing: nothing to warm
+                inFlight.remove(key); // e.g. the transport is closing: nothing to warm
                 continue;
             }
             answer.whenComplete((resp, err) -> {
                 if (err == null) {
-                    warmed.add(p);
+                    warmed.add(key);
                 }
-                inFlight.remove(p);
+                inFlight.remove(key);
             });
         }
     }
 
     /** Whether {@code peer}'s probe was answered (for tests). */
     boolean warmed(PeerId peer) {
-        return warmed.contains(peer);
+        return warmed.contains(key(peer));
     }
 }

@@ -117,4 +117,22 @@ class VotePathWarmupTest {
         assertTrue(transport.targets.isEmpty());
         assertTrue(ownRequests.isEmpty());
     }
+
+    @Test
+    void groupsSharingATransportProbeEachPeerProcessOnce() {
+        warmup.warm(three);
+        transport.answers.forEach(a -> a.complete(RequestVoteResponse.newBuilder().setPreVote(true).build()));
+        List<RequestVoteRequest> otherOwn = new ArrayList<>();
+        VotePathWarmup otherGroup = new VotePathWarmup("g2", N1, transport, 500, req -> {
+            otherOwn.add(req);
+            return CompletableFuture.completedFuture(RequestVoteResponse.newBuilder().setPreVote(true).build());
+        });
+        otherGroup.warm(three);
+        assertEquals(List.of(N2, N3), transport.targets, "the second group's peers live in processes already warm");
+        assertTrue(otherOwn.isEmpty(), "this process's own vote path is warm too");
+        assertTrue(otherGroup.warmed(N3));
+
+        VotePathWarmup onAnotherTransport = new VotePathWarmup("g", N1, new RecordingTransport(), 500, req -> new CompletableFuture<>());
+        assertFalse(onAnotherTransport.warmed(N2), "another transport (another process) keeps its own record");
+    }
 }
