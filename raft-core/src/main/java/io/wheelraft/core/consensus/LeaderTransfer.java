@@ -3,23 +3,72 @@ package io.wheelraft.core.consensus;
 import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftError;
+import io.wheelraft.core.Role;
 import io.wheelraft.core.Status;
+import io.wheelraft.proto.TimeoutNowRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One leader transfer in progress (thesis §3.10): its target, its caller, its deadline, and
- * whether TimeoutNow went out. The leader refuses new tasks while it is active. Owned by the
- * Raft lane.
+ * Leader transfer (thesis §3.10), asked for or by priority (see {@link PriorityHandover}): the
+ * transfer in progress, its target, its caller, its deadline, and whether TimeoutNow went out.
+ * The leader refuses new tasks while it is active. Owned by the Raft lane.
  */
 final class LeaderTransfer {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderTransfer.class);
+
+    private final RaftCore core;
     private final Ready out;
     private PeerId target;
     private Closure done;
     private long deadlineMs;
     private boolean timeoutNowSent;
 
-    LeaderTransfer(Ready out) {
-        this.out = out;
+    LeaderTransfer(RaftCore core) {
+        this.core = core;
+        this.out = core.out();
+    }
+
+    /** Starts a transfer to {@code target}, or answers {@code done} at once if there is none to make (see {@link RaftCore#transferLeadership}). */
+    void start(PeerId target, Closure done, long nowMs) {
+        Replication replication = core.replication();
+        Status answerNow = core.role() != Role.LEADER ? Status.notLeader(core.leader())
+                : target.equals(core.self()) ? Status.ok()
+                : refusal(target, core.membership(), replication.repairing(target), replication.priority(target));
+        if (answerNow != null) {
+            out.event(new Ready.TransferDone(done, answerNow));
+        } else {
+            core.quiescence().leaderBusy(nowMs);
+            begin(target, done, nowMs + core.config().electionTimeoutMs());
+            LOG.info("{} transfers leadership of term {} to {}", core.self(), core.term(), target);
+            maybeSendTimeoutNow();
+        }
+    }
+
+    /** A leader hands leadership to a caught-up voter of higher election priority (see {@link PriorityHandover}). */
+    void handOverToPreferred(long nowMs) {
+        long commit = core.commitIndex();
+        boolean settled = core.log().term(commit) == core.term() && !active() && !core.membershipChanging();
+        PeerId to = core.replication().handoverTarget(commit, settled, nowMs);
+        if (to != null) {
+            start(to, status -> { }, nowMs);
+        }
+    }
+
+    /** Once the target holds our whole log, tell it to campaign now. */
+    void maybeSendTimeoutNow() {
+        Replication replication = core.replication();
+        if (core.role() == Role.LEADER && active() && !replication.repairing(target)
+                && readyForTimeoutNow(replication.match(target), core.log().lastIndex())) {
+            out.send(new Ready.TimeoutNow(target, TimeoutNowRequest.newBuilder().setGroupId(core.config().groupId())
+                    .setServerId(core.self().toString()).setPeerId(target.toString()).setTerm(core.term()).build()));
+        }
+    }
+
+    /** Ends the transfer when its target is known to lead, or when its time is up. */
+    void check(long nowMs) {
+        check(core.leader(), core.role() == Role.LEADER, nowMs, core.config().electionTimeoutMs());
     }
 
     /**
@@ -52,7 +101,7 @@ final class LeaderTransfer {
         return target;
     }
 
-    void begin(PeerId target, Closure done, long deadlineMs) {
+    private void begin(PeerId target, Closure done, long deadlineMs) {
         this.target = target;
         this.done = done;
         this.deadlineMs = deadlineMs;
@@ -60,7 +109,7 @@ final class LeaderTransfer {
     }
 
     /** True exactly once: when the target first holds the whole log, so TimeoutNow may go out. */
-    boolean readyForTimeoutNow(long targetMatch, long lastIndex) {
+    private boolean readyForTimeoutNow(long targetMatch, long lastIndex) {
         if (target == null || timeoutNowSent || targetMatch < lastIndex) {
             return false;
         }
@@ -68,8 +117,7 @@ final class LeaderTransfer {
         return true;
     }
 
-    /** Ends the transfer when its target is known to lead, or when its time is up. */
-    void check(PeerId knownLeader, boolean stillLeader, long nowMs, int electionTimeoutMs) {
+    private void check(PeerId knownLeader, boolean stillLeader, long nowMs, int electionTimeoutMs) {
         if (target == null) {
             return;
         }

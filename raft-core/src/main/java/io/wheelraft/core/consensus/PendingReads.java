@@ -1,6 +1,7 @@
 package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,6 +16,54 @@ import java.util.function.LongPredicate;
  */
 final class PendingReads {
 
+    private final RaftCore core;
+
+    PendingReads(RaftCore core) {
+        this.core = core;
+    }
+
+    /** See {@link RaftCore#readIndex(List, boolean, long)}. */
+    void read(List<ReadHandle> handles, boolean lease, long nowMs) {
+        if (core.role() != Role.LEADER) {
+            core.out().event(new Ready.ReadsFailed(handles, core.leader()));
+            return;
+        }
+        core.quiescence().leaderBusy(nowMs);
+        if (core.log().term(core.commitIndex()) != core.term()) {
+            awaitTermCommit(handles, lease);
+            return;
+        }
+        start(handles, lease, nowMs);
+    }
+
+    /** The leader committed its term's first entry: the reads held for it start. */
+    void onTermCommitted(long nowMs) {
+        for (Waiting w : takeAwaitingTermCommit()) {
+            start(w.handles(), w.lease(), nowMs);
+        }
+    }
+
+    private void start(List<ReadHandle> handles, boolean lease, long nowMs) {
+        Membership m = core.membership();
+        Replication replication = core.replication();
+        long commit = core.commitIndex();
+        if (lease && nowMs < replication.leaseBasisMs(m, nowMs) + core.config().leaseMs()) {
+            core.out().event(new Ready.ReadsConfirmed(handles, commit));
+            return;
+        }
+        add(handles, commit, replication.readRound(commit, nowMs));
+        confirm();
+    }
+
+    /** Releases, in order, every batch whose heartbeat round a quorum of the current membership has acknowledged. */
+    void confirm() {
+        if (isConfirming()) {
+            Membership m = core.membership();
+            Replication replication = core.replication();
+            confirm(round -> replication.quorumAcked(m, round), core.out());
+        }
+    }
+
     private record Batch(List<ReadHandle> handles, long readIndex, long round) {
     }
 
@@ -25,12 +74,12 @@ final class PendingReads {
     record Waiting(List<ReadHandle> handles, boolean lease) {
     }
 
-    void awaitTermCommit(List<ReadHandle> handles, boolean lease) {
+    private void awaitTermCommit(List<ReadHandle> handles, boolean lease) {
         awaitingTermCommit.add(new Waiting(List.copyOf(handles), lease));
     }
 
     /** Removes and returns the reads that waited for the first commit of the term, in arrival order. */
-    List<Waiting> takeAwaitingTermCommit() {
+    private List<Waiting> takeAwaitingTermCommit() {
         List<Waiting> out = new ArrayList<>(awaitingTermCommit);
         awaitingTermCommit.clear();
         return out;
@@ -40,7 +89,7 @@ final class PendingReads {
         return !awaitingTermCommit.isEmpty();
     }
 
-    void add(List<ReadHandle> handles, long readIndex, long round) {
+    private void add(List<ReadHandle> handles, long readIndex, long round) {
         confirming.add(new Batch(handles, readIndex, round));
     }
 
@@ -49,7 +98,7 @@ final class PendingReads {
     }
 
     /** Releases, in order, every batch whose heartbeat round a quorum has acknowledged. */
-    void confirm(LongPredicate roundAcked, Ready out) {
+    private void confirm(LongPredicate roundAcked, Ready out) {
         while (!confirming.isEmpty() && roundAcked.test(confirming.peek().round())) {
             Batch b = confirming.poll();
             out.event(new Ready.ReadsConfirmed(b.handles(), b.readIndex()));

@@ -2,6 +2,7 @@ package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
+import io.wheelraft.proto.AppendEntriesRequest;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -102,12 +103,17 @@ final class Quiescence {
 
     // ------------------------------------------------------------ leader
 
+    /** Something for the leader to do (a proposal, a read, ...): wake if quiet, and start the quiet countdown again. */
+    void leaderBusy(long nowMs) {
+        wake(true, nowMs);
+        busy();
+    }
+
     /**
-     * Something happened on the leader that makes it unsettled for now (a proposal, a read, ...):
-     * the quiet countdown starts again and followers that went quiet are not counted any more
-     * (the append or heartbeat that follows wakes them).
+     * The leader is unsettled for now: the quiet countdown starts again and followers that went
+     * quiet are not counted any more (the append or heartbeat that follows wakes them).
      */
-    void busy() {
+    private void busy() {
         settledSinceMs = Long.MAX_VALUE;
         asking = false;
         quietMembers.clear();
@@ -124,11 +130,11 @@ final class Quiescence {
      * The leader's heartbeat tick: decides whether it goes quiet now (true: send nothing), starts
      * asking, or stays as it is.
      */
-    boolean leaderTick(boolean settled, long nowMs) {
+    boolean leaderTick(long nowMs) {
         if (quiesceAfterMs <= 0 || quiet) {
             return quiet;
         }
-        if (!settled) {
+        if (!settled()) {
             busy();
             return false;
         }
@@ -138,10 +144,20 @@ final class Quiescence {
         }
         if (asking && everyReachableMemberQuiet()) {
             quiet = true;
+            core.out().event(new Ready.QuietChanged(true));
             return true;
         }
         asking = true;
         return false;
+    }
+
+    /** Nothing in flight, every reachable member holds the whole log (see the class comment). */
+    private boolean settled() {
+        Membership m = core.membership();
+        RaftLog log = core.log();
+        long last = log.lastIndex();
+        return core.commitIndex() == last && log.persistedIndex() == last && log.term(last) == core.term() && !m.isJoint()
+                && !core.leaderWorkPending() && core.replication().settledWith(m, this::reachable, last);
     }
 
     private boolean everyReachableMemberQuiet() {
@@ -157,27 +173,47 @@ final class Quiescence {
     // ------------------------------------------------------------ follower
 
     /**
-     * A quiesce heartbeat was accepted; {@code idle}: this follower holds the whole log, knows it
-     * committed, and has no election business. Returns whether it is (now) quiet.
+     * A quiesce heartbeat was handled with answer {@code r}: this follower goes quiet, and says so,
+     * if it holds the whole log (through the heartbeat's point), knows it committed, and has no
+     * election business of its own.
      */
-    boolean followerAsked(boolean idle) {
-        if (quiesceAfterMs <= 0 || !idle) {
-            return false;
+    RaftCore.AppendResult onQuiesceHeartbeat(AppendEntriesRequest req, RaftCore.AppendResult r) {
+        RaftLog log = core.log();
+        long last = log.lastIndex();
+        boolean idle = quiesceAfterMs > 0 && r.response().getSuccess() && req.getTerm() == core.term()
+                && (core.role() == Role.FOLLOWER || core.role() == Role.LEARNER)
+                && req.getPrevLogIndex() == last && core.commitIndex() == last && log.persistedIndex() == last
+                && core.electionState().idle();
+        if (!idle) {
+            return r;
         }
-        quiet = true;
-        return true;
+        if (!quiet) {
+            quiet = true;
+            core.out().event(new Ready.QuietChanged(true));
+        }
+        return new RaftCore.AppendResult(r.response().toBuilder().setQuiet(true).build(), r.requiredPersistedIndex());
     }
 
     // ------------------------------------------------------------ both
 
-    /** Leaves the quiet state; true if the node was quiet. */
-    boolean wake() {
-        boolean was = quiet;
+    /**
+     * Ends quietness, if quiet. {@code contact}: a follower counts the wake as contact with its
+     * leader (any wake but a lost leader: the transport would have reported its process). A leader
+     * counts its reachable followers as heard (check-quorum only) and heartbeats them at once.
+     */
+    void wake(boolean contact, long nowMs) {
+        if (!quiet) {
+            return;
+        }
         quiet = false;
+        core.out().event(new Ready.QuietChanged(false));
         if (core.role() == Role.LEADER) {
             busy();
+            core.replication().wokeUp(this::reachable, nowMs);
+            core.replication().heartbeatAll(core.commitIndex(), nowMs, false);
+        } else if (contact) {
+            core.leaderContactAt(nowMs);
         }
-        return was;
     }
 
     /** A new role or leadership: nothing asked or answered before counts. */

@@ -70,10 +70,10 @@ public final class RaftCore {
         this.self = config.self();
         this.log = log;
         this.memberships = memberships;
-        this.reads = new PendingReads();
+        this.reads = new PendingReads(this);
         this.lastLeaderContactMs = nowMs; // our start counts as contact (Election reads it)
         this.election = new Election(this, config);
-        this.transfer = new LeaderTransfer(out);
+        this.transfer = new LeaderTransfer(this);
         this.term = term;
         this.votedFor = votedFor;
         this.commitIndex = appliedIndex;
@@ -189,13 +189,12 @@ public final class RaftCore {
 
     public void onHeartbeatTimeout(long nowMs) {
         if (role == Role.LEADER) {
-            if (quiescence.leaderTick(settled(), nowMs)) {
-                out.event(new Ready.QuietChanged(true));
+            if (quiescence.leaderTick(nowMs)) {
                 return;
             }
             replication.heartbeatAll(commitIndex, nowMs, quiescence.asking());
             changer.advance(nowMs); // also enforces the catch-up deadline
-            handOverToPreferred(nowMs);
+            transfer.handOverToPreferred(nowMs);
         }
         checkTransfer(nowMs);
     }
@@ -231,7 +230,7 @@ public final class RaftCore {
         boolean member = quiescence.endpointLost(endpoint);
         if (member && quiet()) {
             // A quiet follower wakes with its last contact as it was: the failover path runs at once.
-            wake(false, nowMs);
+            quiescence.wake(false, nowMs);
         }
         return election.onConnectionLost(endpoint, nowMs);
     }
@@ -239,41 +238,8 @@ public final class RaftCore {
     /** The transport says {@code endpoint} answers again, or restarted: a leader wakes to catch members there up. */
     public void onConnectionRestored(String endpoint, long nowMs) {
         if (quiescence.endpointRestored(endpoint) && role == Role.LEADER) {
-            leaderBusy(nowMs);
+            quiescence.leaderBusy(nowMs);
         }
-    }
-
-    /**
-     * Ends quietness. {@code contact}: a follower counts the wake as contact with its leader (any
-     * wake but a lost leader: the transport would have reported its process otherwise).
-     */
-    private void wake(boolean contact, long nowMs) {
-        if (!quiescence.wake()) {
-            return;
-        }
-        out.event(new Ready.QuietChanged(false));
-        if (role == Role.LEADER) {
-            replication.wokeUp(quiescence::reachable, nowMs);
-            replication.heartbeatAll(commitIndex, nowMs, false);
-        } else if (contact) {
-            lastLeaderContactMs = nowMs;
-        }
-    }
-
-    /** Something for the leader to do: wake if quiet, and start the quiet countdown again. */
-    private void leaderBusy(long nowMs) {
-        wake(true, nowMs);
-        quiescence.busy();
-    }
-
-    /** Whether this leader may go quiet (see {@link Quiescence}): nothing in flight, every reachable member holds the whole log. */
-    private boolean settled() {
-        Membership m = memberships.current();
-        long last = log.lastIndex();
-        return commitIndex == last && log.persistedIndex() == last && log.term(last) == term && !m.isJoint()
-                && !transfer.active() && !changer.inProgress() && changeAwaitingTermCommit == null
-                && !reads.isConfirming() && !reads.hasAwaitingTermCommit()
-                && replication.settledWith(m, quiescence::reachable, last);
     }
 
     /** This follower's wait after a broken leader connection passed: campaign if the leader is still lost. */
@@ -293,7 +259,7 @@ public final class RaftCore {
      */
     public RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
         if (req.getTerm() > term) {
-            wake(true, nowMs); // a request for an older term (a warm-up probe for term 0) is refused with no effect
+            quiescence.wake(true, nowMs); // a request for an older term (a warm-up probe for term 0) is refused with no effect
         }
         return election.handleRequestVote(req, nowMs, replyTo);
     }
@@ -315,7 +281,7 @@ public final class RaftCore {
 
     /** TimeoutNow from the leader (leader transfer): campaign at once, skipping pre-vote. */
     public TimeoutNowResponse handleTimeoutNow(TimeoutNowRequest req, long nowMs) {
-        wake(true, nowMs);
+        quiescence.wake(true, nowMs);
         return election.handleTimeoutNow(req, nowMs);
     }
 
@@ -334,6 +300,22 @@ public final class RaftCore {
     }
 
     // ---------------------------------------------------------------- role changes
+
+    // ---------------------------------------------------------------- for Quiescence
+
+    Replication replication() { return replication; }
+    Election electionState() { return election; }
+
+    /** A quiet follower woke for a reason that vouches for its leader: count it as contact. */
+    void leaderContactAt(long nowMs) {
+        lastLeaderContactMs = nowMs;
+    }
+
+    /** The leader has work of its own in progress: a transfer, a membership change, reads to confirm. */
+    boolean leaderWorkPending() {
+        return transfer.active() || changer.inProgress() || changeAwaitingTermCommit != null
+                || reads.isConfirming() || reads.hasAwaitingTermCommit();
+    }
 
     Role followerRole() {
         if (repairing) {
@@ -443,11 +425,11 @@ public final class RaftCore {
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
         if (!req.getQuiesce()) {
-            wake(true, nowMs);
+            quiescence.wake(true, nowMs);
         }
         AppendResult r = appendFromLeader(req, nowMs);
         if (!repairing) {
-            return req.getQuiesce() ? quiesceAsked(req, r) : r;
+            return req.getQuiesce() ? quiescence.onQuiesceHeartbeat(req, r) : r;
         }
         if (req.getRepairComplete() && r.response().getSuccess() && req.getTerm() == term
                 && log.persistedIndex() >= req.getPrevLogIndex()) {
@@ -460,21 +442,6 @@ public final class RaftCore {
             return r;
         }
         return new AppendResult(r.response().toBuilder().setRepairing(true).build(), r.requiredPersistedIndex());
-    }
-
-    /** A quiesce heartbeat was handled: go quiet if this follower holds the whole log and knows it committed. */
-    private AppendResult quiesceAsked(AppendEntriesRequest req, AppendResult r) {
-        long last = log.lastIndex();
-        boolean idle = r.response().getSuccess() && req.getTerm() == term && (role == Role.FOLLOWER || role == Role.LEARNER)
-                && req.getPrevLogIndex() == last && commitIndex == last && log.persistedIndex() == last && election.idle();
-        boolean wasQuiet = quiescence.quiet();
-        if (!quiescence.followerAsked(idle)) {
-            return r;
-        }
-        if (!wasQuiet) {
-            out.event(new Ready.QuietChanged(true));
-        }
-        return new AppendResult(r.response().toBuilder().setQuiet(true).build(), r.requiredPersistedIndex());
     }
 
     private AppendResult appendFromLeader(AppendEntriesRequest req, long nowMs) {
@@ -523,7 +490,7 @@ public final class RaftCore {
 
     /** An InstallSnapshot chunk from {@code from} in {@code reqTerm}: true if accepted (leader checks as for AppendEntries). */
     public boolean acceptSnapshotChunk(PeerId from, long reqTerm, long nowMs) {
-        wake(true, nowMs);
+        quiescence.wake(true, nowMs);
         return acceptLeader(from, reqTerm, "InstallSnapshot", nowMs);
     }
 
@@ -665,7 +632,7 @@ public final class RaftCore {
         if (role != Role.LEADER) {
             throw new IllegalStateException(self + " is not the leader");
         }
-        leaderBusy(nowMs);
+        quiescence.leaderBusy(nowMs);
         long first = log.lastIndex() + 1;
         List<LogEntry> entries = new ArrayList<>(commands.size());
         long index = first;
@@ -697,8 +664,8 @@ public final class RaftCore {
         if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
             maybeAdvanceCommit(nowMs);
         }
-        if (req.getHeartbeat() && reads.isConfirming()) {
-            confirmReads();
+        if (req.getHeartbeat()) {
+            reads.confirm();
         }
         if (role == Role.LEADER && changer.inProgress()) {
             changer.advance(nowMs);
@@ -739,10 +706,8 @@ public final class RaftCore {
                 changeAwaitingTermCommit = null;
                 changer.start(held.target(), held.done(), nowMs);
             }
-            if (role == Role.LEADER && reads.hasAwaitingTermCommit()) {
-                for (PendingReads.Waiting w : reads.takeAwaitingTermCommit()) {
-                    startRead(w.handles(), w.lease(), nowMs);
-                }
+            if (role == Role.LEADER) {
+                reads.onTermCommitted(nowMs);
             }
         }
     }
@@ -755,7 +720,7 @@ public final class RaftCore {
      */
     public void changeMembership(io.wheelraft.core.Configuration target, Closure done, long nowMs) {
         if (role == Role.LEADER) {
-            leaderBusy(nowMs);
+            quiescence.leaderBusy(nowMs);
         }
         if (role != Role.LEADER) {
             out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.notLeader(leader)));
@@ -793,40 +758,24 @@ public final class RaftCore {
      * TIMEOUT after an election timeout, when this leader resumes).
      */
     public void transferLeadership(PeerId target, Closure done, long nowMs) {
-        io.wheelraft.core.Status answerNow = role != Role.LEADER ? io.wheelraft.core.Status.notLeader(leader)
-                : target.equals(self) ? io.wheelraft.core.Status.ok()
-                : transfer.refusal(target, memberships.current(), replication.repairing(target), replication.priority(target));
-        if (answerNow != null) {
-            out.event(new Ready.TransferDone(done, answerNow));
-        } else {
-            leaderBusy(nowMs);
-            transfer.begin(target, done, nowMs + config.electionTimeoutMs());
-            LOG.info("{} transfers leadership of term {} to {}", self, term, target);
-            maybeSendTimeoutNow();
-        }
+        transfer.start(target, done, nowMs);
     }
 
-    /** A leader hands leadership to a caught-up voter of higher election priority (see {@link PriorityHandover}). */
-    private void handOverToPreferred(long nowMs) {
-        boolean settled = log.term(commitIndex) == term && !transfer.active() && !changer.inProgress() && changeAwaitingTermCommit == null;
-        PeerId to = replication.handoverTarget(commitIndex, settled, nowMs);
-        if (to != null) {
-            transferLeadership(to, status -> { }, nowMs);
-        }
-    }
-
-    /** Once the target holds our whole log, tell it to campaign now. */
     private void maybeSendTimeoutNow() {
-        if (role == Role.LEADER && transfer.active() && !replication.repairing(transfer.target())
-                && transfer.readyForTimeoutNow(replication.match(transfer.target()), log.lastIndex())) {
-            out.send(new Ready.TimeoutNow(transfer.target(), TimeoutNowRequest.newBuilder().setGroupId(config.groupId())
-                    .setServerId(self.toString()).setPeerId(transfer.target().toString()).setTerm(term).build()));
-        }
+        transfer.maybeSendTimeoutNow();
     }
 
     private void checkTransfer(long nowMs) {
-        transfer.check(leader, role == Role.LEADER, nowMs, config.electionTimeoutMs());
+        transfer.check(nowMs);
     }
+
+    /** A membership change is running or waits for this leader's first commit. */
+    boolean membershipChanging() {
+        return changer.inProgress() || changeAwaitingTermCommit != null;
+    }
+
+    RaftConfig config() { return config; }
+    Quiescence quiescence() { return quiescence; }
 
     // ---------------------------------------------------------------- for ChangerView
 
@@ -866,32 +815,7 @@ public final class RaftCore {
      * is not; false always runs a round.
      */
     public void readIndex(List<ReadHandle> handles, boolean lease, long nowMs) {
-        if (role != Role.LEADER) {
-            out.event(new Ready.ReadsFailed(handles, leader));
-            return;
-        }
-        leaderBusy(nowMs);
-        if (log.term(commitIndex) != term) {
-            reads.awaitTermCommit(handles, lease);
-            return;
-        }
-        startRead(handles, lease, nowMs);
-    }
-
-    private void startRead(List<ReadHandle> handles, boolean lease, long nowMs) {
-        Membership m = memberships.current();
-        if (lease && nowMs < replication.leaseBasisMs(m, nowMs) + config.leaseMs()) {
-            out.event(new Ready.ReadsConfirmed(handles, commitIndex));
-            return;
-        }
-        long round = replication.readRound(commitIndex, nowMs);
-        reads.add(handles, commitIndex, round);
-        confirmReads();
-    }
-
-    private void confirmReads() {
-        Membership m = memberships.current();
-        reads.confirm(round -> replication.quorumAcked(m, round), out);
+        reads.read(handles, lease, nowMs);
     }
 
     private void reportCommit() {
