@@ -46,6 +46,8 @@ final class AppendEntriesPipe {
     private final ManagedChannel channel;
     private final ScheduledExecutorService scheduler;
     private final BooleanSupplier transportClosed;
+    /** Every answer on the stream is a sign of life of the endpoint. */
+    private final EndpointLiveness liveness;
     private Stream current;
     /** The scheduled sweep (null: none) and when it runs; guarded by this pipe's lock. */
     private ScheduledFuture<?> sweep;
@@ -53,11 +55,13 @@ final class AppendEntriesPipe {
     /** Bumped whenever a sweep is replaced, so a replaced one that already started does nothing. */
     private long sweepGeneration;
 
-    AppendEntriesPipe(String endpoint, ManagedChannel channel, ScheduledExecutorService scheduler, BooleanSupplier transportClosed) {
+    AppendEntriesPipe(String endpoint, ManagedChannel channel, ScheduledExecutorService scheduler, BooleanSupplier transportClosed,
+                      EndpointLiveness liveness) {
         this.what = "AppendEntries to " + endpoint;
         this.channel = channel;
         this.scheduler = scheduler;
         this.transportClosed = transportClosed;
+        this.liveness = liveness;
     }
 
     /**
@@ -185,6 +189,7 @@ final class AppendEntriesPipe {
 
         @Override
         public void onNext(AppendEntriesResult result) {
+            liveness.heard(System.nanoTime());
             Pending p = pending.remove(result.getCallId());
             if (p == null) {
                 return; // timed out already

@@ -9,18 +9,21 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One channel (one HTTP/2 connection) per remote endpoint, shared by every group and peer of
- * this process that talks to it, with its in-flight byte budget and a connection watcher.
- * Channels are opened on first use and live until {@link #close()}. Thread-safe.
+ * this process that talks to it, with its in-flight byte budget, a connection watcher and its
+ * liveness state (watched by the {@link LivenessWatch} from the moment the channel opens, when
+ * the liveness watch is on). Channels are opened on first use and live until {@link #close()}.
+ * Thread-safe.
  */
 final class ChannelPool implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChannelPool.class);
 
-    /** A remote endpoint's channel and the bytes currently in flight to it. */
-    record Remote(ManagedChannel channel, InFlightBytes inFlight, AppendEntriesPipe appendEntries) {
+    /** A remote endpoint's channel, the bytes currently in flight to it, and what is known of its liveness. */
+    record Remote(ManagedChannel channel, InFlightBytes inFlight, AppendEntriesPipe appendEntries, EndpointLiveness liveness) {
     }
 
     private final RpcOptions options;
@@ -54,10 +57,20 @@ final class ChannelPool implements AutoCloseable {
 
     private Remote open(String endpoint) {
         ManagedChannel channel = RaftChannels.open(endpoint, options, loops);
+        // Kept even with the watch off (Raft answers then mark it for nothing): one code path.
+        EndpointLiveness liveness = new EndpointLiveness(endpoint, listeners, options.livenessSilenceMs(), System.nanoTime());
+        if (options.livenessWatchEnabled()) {
+            listeners.watch(endpoint);
+        }
         new OutboundConnectionWatcher(endpoint, channel, listeners, scheduler, options).start();
         LOG.debug("opened channel to {}", endpoint);
         return new Remote(channel, new InFlightBytes(options.maxOutboundInFlightBytesPerEndpoint()),
-                new AppendEntriesPipe(endpoint, channel, scheduler, () -> closed));
+                new AppendEntriesPipe(endpoint, channel, scheduler, () -> closed, liveness), liveness);
+    }
+
+    /** Runs {@code action} for every open channel (the liveness watch's round). */
+    void forEach(Consumer<Remote> action) {
+        remotes.values().forEach(action);
     }
 
     /** Channels open now: one per remote endpoint. */

@@ -8,14 +8,26 @@ import org.slf4j.LoggerFactory;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The listeners told when a connection to a remote endpoint breaks. Thread-safe: listeners may
- * be added and removed while signals are being delivered; a listener that throws is logged and
- * does not stop the others. Once {@link #silence() silenced} (the transport is shutting down)
- * nothing more is delivered, so a graceful shutdown never looks like a peer failure.
+ * The listeners told about remote endpoints, and what they were last told about each one: lost
+ * (and not restored since) or not. Every report about an endpoint goes through here, whichever
+ * part of the transport saw it (an inbound connection closing, an outbound channel failing, the
+ * liveness watch), so that one loss is reported once however many of them notice it.
+ *
+ * <p>The rule: an endpoint that is {@link #watch watched} by the liveness heartbeat is reported
+ * lost only while it is not already lost; its next answer ({@link #fireAnswered}) restores it.
+ * An endpoint that is not watched has nothing that could restore it, so every break seen on it is
+ * reported (listeners treat the signal as idempotent), as before the heartbeat existed.
+ *
+ * <p>Thread-safe: reports come from I/O threads and the transport's timer. The decision and the
+ * delivery for one endpoint happen under that endpoint's lock, so listeners see its lost and
+ * restored reports in the order they were decided (listeners must not block). Listeners may be
+ * added and removed meanwhile; one that throws is logged and does not stop the others. Once
+ * {@link #silence() silenced} (the transport is shutting down) nothing more is delivered, so a
+ * graceful shutdown never looks like a peer failure.
  */
 final class ConnectionListeners {
 
@@ -23,8 +35,19 @@ final class ConnectionListeners {
 
     private final CopyOnWriteArrayList<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean silenced;
-    /** A peer that stays down breaks every reconnect attempt: one line per peer per interval. */
-    private final Map<String, RateLimitedLog> lostLogs = new ConcurrentHashMap<>();
+    private final Map<String, Told> endpoints = new ConcurrentHashMap<>();
+
+    /**
+     * What listeners were told about one endpoint; guarded by its own lock. A peer that stays down
+     * or flaps would log every report: one line per endpoint and kind per interval.
+     */
+    private static final class Told {
+        boolean watched;
+        boolean lost;
+        final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+        final RateLimitedLog restoredLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+        final RateLimitedLog restartedLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    }
 
     void add(ConnectionListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -42,19 +65,117 @@ final class ConnectionListeners {
         return silenced;
     }
 
-    /** Tells every listener that the connection to {@code endpoint} broke; why is for the log. */
-    void fireLost(String endpoint, String why) {
-        if (silenced) {
-            return;
+    /** The liveness heartbeat watches {@code endpoint} from now on: its losses are reported once, until it answers again. */
+    void watch(String endpoint) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            t.watched = true;
         }
-        lostLogs.computeIfAbsent(endpoint, e -> new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS))
-                .info(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), "connection to {} lost ({})", endpoint, why);
+    }
+
+    /** Whether listeners were told {@code endpoint} is lost and not told since that it is back (tests and diagnostics). */
+    boolean reportedLost(String endpoint) {
+        Told t = endpoints.get(endpoint);
+        if (t == null) {
+            return false;
+        }
+        synchronized (t) {
+            return t.lost;
+        }
+    }
+
+    /**
+     * The connection to {@code endpoint} broke; {@code why} is for the log. Reported unless the
+     * endpoint is watched and already reported lost.
+     */
+    void fireLost(String endpoint, String why) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            if (silenced || (t.watched && t.lost)) {
+                return;
+            }
+            t.lost = true;
+            t.lostLog.info(nowMs(), "connection to {} lost ({})", endpoint, why);
+            deliverLost(endpoint);
+        }
+    }
+
+    /**
+     * {@code endpoint} gave no sign of life for {@code silentMs}: reported lost unless it already is.
+     * Called on every liveness check while the endpoint stays silent, so it allocates nothing then.
+     */
+    void fireSilent(String endpoint, long silentMs) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            if (silenced || t.lost) {
+                return;
+            }
+            t.lost = true;
+            t.lostLog.info(nowMs(), "connection to {} lost (silent: no sign of life for {} ms)", endpoint, silentMs);
+            deliverLost(endpoint);
+        }
+    }
+
+    /** {@code endpoint} answered, as the same process as before: restored if it was reported lost. */
+    void fireAnswered(String endpoint) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            if (silenced || !t.lost) {
+                return;
+            }
+            t.lost = false;
+            t.restoredLog.info(nowMs(), "connection to {} restored: it answers again", endpoint);
+            deliverRestored(endpoint);
+        }
+    }
+
+    /**
+     * {@code endpoint} answered as a new process (it restarted since it was last heard). Listeners
+     * are told it was lost, unless they already were, and then that it is restored: a restart is
+     * a loss (whatever the old process had in memory is gone) however fast it was.
+     */
+    void fireRestarted(String endpoint) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            if (silenced) {
+                return;
+            }
+            if (t.lost) {
+                t.restartedLog.info(nowMs(), "connection to {} restored: it answers again, restarted", endpoint);
+            } else {
+                t.restartedLog.info(nowMs(), "{} restarted since it was last heard: reported lost and restored", endpoint);
+                deliverLost(endpoint);
+            }
+            t.lost = false;
+            deliverRestored(endpoint);
+        }
+    }
+
+    private Told told(String endpoint) {
+        return endpoints.computeIfAbsent(endpoint, e -> new Told());
+    }
+
+    private void deliverLost(String endpoint) {
         for (ConnectionListener l : listeners) {
             try {
                 l.onConnectionLost(endpoint);
             } catch (RuntimeException e) {
-                LOG.warn("connection listener {} failed for endpoint {}", l, endpoint, e);
+                LOG.warn("connection listener {} failed on the loss of {}", l, endpoint, e);
             }
         }
+    }
+
+    private void deliverRestored(String endpoint) {
+        for (ConnectionListener l : listeners) {
+            try {
+                l.onConnectionRestored(endpoint);
+            } catch (RuntimeException e) {
+                LOG.warn("connection listener {} failed on the return of {}", l, endpoint, e);
+            }
+        }
+    }
+
+    private static long nowMs() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
     }
 }

@@ -40,6 +40,8 @@ final class GrpcRaftServer implements AutoCloseable {
     private final Server server;
     private final ExecutorService workers;
     private final String host;
+    /** The port bound by {@link #start()}, kept so the endpoint can still be named once the server is closed. */
+    private volatile int boundPort = -1;
 
     GrpcRaftServer(String host, int port, RpcOptions options, RaftServiceImpl raftService,
                    InboundConnectionTracker connections, List<BindableService> services, java.util.Set<String> inlineServices,
@@ -83,11 +85,13 @@ final class GrpcRaftServer implements AutoCloseable {
             workers.shutdownNow();
             throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort() + ": " + e.getMessage(), e);
         }
+        boundPort = server.getPort();
         LOG.info("gRPC server listening on {}", endpoint());
     }
 
     int port() {
-        return server.getPort();
+        int p = boundPort;
+        return p >= 0 ? p : server.getPort();
     }
 
     String endpoint() {

@@ -22,6 +22,7 @@ import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
 import io.wheelraft.proto.TimeoutNowRequest;
 import io.wheelraft.proto.TimeoutNowResponse;
+import io.wheelraft.rpc.proto.LivenessGrpc;
 import io.wheelraft.rpc.proto.RaftServiceGrpc;
 
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,7 +51,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Connection loss (see {@link ConnectionListener}) is reported from both directions: an inbound
  * connection that carried a peer's requests closing (how a follower learns at once that its
- * leader died), and an outbound channel failing after it was connected.
+ * leader died), and an outbound channel failing after it was connected. On top of that, unless
+ * {@link RpcOptions#livenessWatchEnabled() turned off}, a liveness heartbeat ({@link LivenessWatch})
+ * pings every remote endpoint this transport has a channel to, once per
+ * {@link RpcOptions#livenessIntervalMs() interval} and process pair whatever the number of groups,
+ * and reports one that gives no sign of life for {@link RpcOptions#livenessSilenceMs()} (a
+ * partition, a stopped host: no reset to notice), so {@link #reportsSilentPeers()} and groups may
+ * go quiet. Each answer names the incarnation of the process that gave it (random per transport):
+ * an endpoint reported lost that answers again is reported restored, one that restarted is
+ * reported lost (unless it already was) and restored. One loss is reported once, whichever of the
+ * three noticed it first ({@link ConnectionListeners}). The server answers pings whether or not
+ * this transport watches its own peers.
  *
  * <p>Thread-safe.
  */
@@ -64,6 +76,9 @@ public final class GrpcRaftTransport implements RaftTransport {
     private final GrpcRaftServer server;
     private final InboundConnectionTracker inbound;
     private final TransportEventLoops loops;
+    /** Tells this process from an earlier or later one at the same address, in liveness answers. */
+    private final long incarnation;
+    private final LivenessWatch liveness;
     private volatile boolean closed;
 
     private GrpcRaftTransport(Builder b) {
@@ -74,12 +89,25 @@ public final class GrpcRaftTransport implements RaftTransport {
         this.scheduler = timers;
         this.loops = TransportEventLoops.create(options.ioThreads());
         this.channels = new ChannelPool(options, listeners, scheduler, loops);
+        this.incarnation = newIncarnation();
+        this.liveness = new LivenessWatch(channels, scheduler, options);
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
         this.inbound = tracker;
         RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
-        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, java.util.Set.copyOf(b.inlineServices), loops);
+        services.add(new LivenessService(this::endpoint, incarnation));
+        java.util.Set<String> inline = new java.util.HashSet<>(b.inlineServices);
+        inline.add(LivenessGrpc.SERVICE_NAME); // a ping must not wait behind application work
+        this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, inline, loops);
+    }
+
+    private static long newIncarnation() {
+        long id;
+        do {
+            id = ThreadLocalRandom.current().nextLong();
+        } while (id == 0); // 0 means "unknown" in liveness answers
+        return id;
     }
 
     public static Builder builder() {
@@ -109,6 +137,21 @@ public final class GrpcRaftTransport implements RaftTransport {
     /** Outbound channels open, one per remote endpoint however many groups talk to it (tests and diagnostics). */
     int outboundChannels() {
         return channels.size();
+    }
+
+    /** This transport's incarnation, as its liveness answers give it (tests and diagnostics). */
+    long incarnation() {
+        return incarnation;
+    }
+
+    /** Liveness pings sent since start, to all endpoints (tests and diagnostics). */
+    long livenessPingsSent() {
+        return liveness.pingsSent();
+    }
+
+    /** Liveness pings answered since start, by all endpoints (tests and diagnostics). */
+    long livenessPingsAnswered() {
+        return liveness.pingsAnswered();
     }
 
     /** Tests: waits until at least {@code count} peers have a connection open to this server; false on timeout. */
@@ -192,6 +235,26 @@ public final class GrpcRaftTransport implements RaftTransport {
         }
     }
 
+    /** True unless the liveness watch was turned off ({@link RpcOptions.Builder#livenessWatch}). */
+    @Override
+    public boolean reportsSilentPeers() {
+        return options.livenessWatchEnabled();
+    }
+
+    /**
+     * The silence allowed plus one ping interval: the silence is checked once per interval, so a
+     * loss is reported at most that long after the endpoint's last sign of life.
+     */
+    @Override
+    public long silentPeerDetectMs() {
+        if (!options.livenessWatchEnabled()) {
+            return Long.MAX_VALUE;
+        }
+        long silence = options.livenessSilenceMs();
+        long interval = options.livenessIntervalMs();
+        return silence > Long.MAX_VALUE - interval ? Long.MAX_VALUE : silence + interval;
+    }
+
     @Override
     public void addConnectionListener(ConnectionListener listener) {
         listeners.add(listener);
@@ -213,6 +276,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         }
         closed = true;
         listeners.silence();
+        liveness.stop();
         handlers.clear();
         channels.close();
         server.close();
@@ -284,6 +348,7 @@ public final class GrpcRaftTransport implements RaftTransport {
             @Override
             public void onCompleted() {
                 remote.inFlight().release(size);
+                remote.liveness().heard(System.nanoTime());
                 result.complete(response);
             }
         };
@@ -364,6 +429,9 @@ public final class GrpcRaftTransport implements RaftTransport {
             } catch (RuntimeException e) {
                 t.close();
                 throw e;
+            }
+            if (t.options.livenessWatchEnabled()) {
+                t.liveness.start(t.endpoint(), t.incarnation);
             }
             return t;
         }

@@ -20,6 +20,9 @@ public final class RpcOptions {
     private final int serverWorkerThreads;
     private final int ioThreads;
     private final TlsConfig tls;
+    private final boolean livenessWatchEnabled;
+    private final long livenessIntervalMs;
+    private final long livenessSilenceMs;
 
     private RpcOptions(Builder b) {
         this.maxMessageBytes = b.maxMessageBytes;
@@ -32,6 +35,9 @@ public final class RpcOptions {
         this.serverWorkerThreads = b.serverWorkerThreads;
         this.ioThreads = b.ioThreads;
         this.tls = b.tls;
+        this.livenessWatchEnabled = b.livenessWatchEnabled;
+        this.livenessIntervalMs = b.livenessIntervalMs;
+        this.livenessSilenceMs = b.livenessSilenceMs;
     }
 
     public static Builder builder() {
@@ -101,6 +107,31 @@ public final class RpcOptions {
         return tls;
     }
 
+    /**
+     * Whether the transport watches every remote endpoint it has a channel to with one ping per
+     * {@link #livenessIntervalMs()} (per process pair, whatever the number of groups) and reports
+     * one silent for {@link #livenessSilenceMs()} as lost, and one that answers again or restarted
+     * as restored. On by default; groups may go quiet (no heartbeats of their own) only with it on.
+     */
+    public boolean livenessWatchEnabled() {
+        return livenessWatchEnabled;
+    }
+
+    /** Time between two liveness pings to the same endpoint. */
+    public long livenessIntervalMs() {
+        return livenessIntervalMs;
+    }
+
+    /**
+     * How long an endpoint may give no sign of life (no ping answered, no Raft call answered) before
+     * it is reported lost. Longer than {@link #livenessIntervalMs()}; a peer's pauses (GC, a loaded
+     * machine) must fit in it, or it is reported lost and then restored, which costs its groups an
+     * early pre-vote but nothing else.
+     */
+    public long livenessSilenceMs() {
+        return livenessSilenceMs;
+    }
+
     /** Collects options; not thread-safe. */
     public static final class Builder {
         private int maxMessageBytes = 16 * 1024 * 1024;
@@ -113,6 +144,9 @@ public final class RpcOptions {
         private int serverWorkerThreads = 4;
         private int ioThreads;
         private TlsConfig tls;
+        private boolean livenessWatchEnabled = true;
+        private long livenessIntervalMs = 100;
+        private long livenessSilenceMs = 500;
 
         private Builder() {
         }
@@ -166,6 +200,28 @@ public final class RpcOptions {
         /** Turns on TLS (mutual, if the config says so); null means plain text. */
         public Builder tls(TlsConfig tls) {
             this.tls = tls;
+            return this;
+        }
+
+        /** See {@link RpcOptions#livenessWatchEnabled()}; on by default. */
+        public Builder livenessWatch(boolean enabled) {
+            this.livenessWatchEnabled = enabled;
+            return this;
+        }
+
+        /**
+         * A liveness ping to each watched endpoint every {@code intervalMs}; an endpoint silent for
+         * {@code silenceMs} is reported lost. Default 100 ms and 500 ms.
+         */
+        public Builder liveness(long intervalMs, long silenceMs) {
+            positive("livenessIntervalMs", intervalMs);
+            positive("livenessSilenceMs", silenceMs);
+            if (silenceMs <= intervalMs) {
+                throw new IllegalArgumentException("livenessSilenceMs (" + silenceMs + " ms) must be longer than livenessIntervalMs ("
+                        + intervalMs + " ms): a peer needs more than one ping interval to answer");
+            }
+            this.livenessIntervalMs = intervalMs;
+            this.livenessSilenceMs = silenceMs;
             return this;
         }
 

@@ -26,6 +26,7 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What every {@link RaftTransport} must do, as its Javadoc (and {@link TransportException}'s kinds)
@@ -33,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * how time passes, and JUnit 5 runs every check against your implementation. WheelRaft runs it
  * against the in-process, simulated and gRPC transports. Message order, flow control, TLS and
  * the like stay in each implementation's own tests (the SPI only asks order as a "should").
+ * The checks of silent-peer reports run only on a transport whose
+ * {@link RaftTransport#reportsSilentPeers()} is true, and are skipped on the others.
  *
  * <p>Threading: JUnit runs each test on one thread; transports may complete futures and call
  * handlers and listeners on their own threads, so the checks only poll thread-safe state, through
@@ -266,6 +269,10 @@ public abstract class RaftTransportContract {
         void onConnectionLost(String endpoint) {
             lost.add(endpoint);
         }
+
+        long count(String endpoint) {
+            return lost.stream().filter(endpoint::equals).count();
+        }
     }
 
     @Test
@@ -320,5 +327,47 @@ public abstract class RaftTransportContract {
         }
         assertEquals(List.of(), onSender.lost);
         assertEquals(List.of(), onReceiver.lost);
+    }
+
+    // ---- silent peers (only for transports that report them) ----------------------------------------
+
+    @Test
+    void aTransportThatReportsSilentPeersStatesItsDetectionBound() {
+        RaftTransport t = sender.transport();
+        assumeTrue(t.reportsSilentPeers(), "this transport does not report silent peers");
+        long bound = t.silentPeerDetectMs();
+        assertTrue(bound > 0 && bound < Long.MAX_VALUE, "silentPeerDetectMs must be a real bound, got " + bound);
+    }
+
+    /** Quiet groups send nothing: the transport's own heartbeat must not take a peer that merely has nothing to say for a dead one. */
+    @Test
+    void aPeerWithNoTrafficThatIsAliveIsNotReportedLost() throws Exception {
+        assumeTrue(sender.transport().reportsSilentPeers(), "this transport does not report silent peers");
+        LostEndpoints onSender = new LostEndpoints();
+        LostEndpoints onReceiver = new LostEndpoints();
+        sender.transport().addConnectionListener(onSender::onConnectionLost);
+        receiver.transport().addConnectionListener(onReceiver::onConnectionLost);
+        answer(sender.transport().appendEntries(receiver.peer(0), append(receiver.peer(0), 1), CALL_TIMEOUT_MS));
+
+        long quietMs = 3 * sender.transport().silentPeerDetectMs();
+        assertFalse(await(() -> !onSender.lost.isEmpty() || !onReceiver.lost.isEmpty(), quietMs),
+                "a live peer was reported lost after " + quietMs + " ms without traffic; sender told " + onSender.lost
+                        + ", receiver told " + onReceiver.lost);
+    }
+
+    /** "Reported once per loss": the break and the silence that follows it are the same loss. */
+    @Test
+    void aDeadPeerIsReportedLostOnceWhileItStaysDown() throws Exception {
+        assumeTrue(sender.transport().reportsSilentPeers(), "this transport does not report silent peers");
+        LostEndpoints onSender = new LostEndpoints();
+        sender.transport().addConnectionListener(onSender::onConnectionLost);
+        answer(sender.transport().appendEntries(receiver.peer(0), append(receiver.peer(0), 1), CALL_TIMEOUT_MS));
+
+        kill(receiver);
+        assertTrue(await(() -> onSender.count(receiver.endpoint()) > 0, ANSWER_MS),
+                "the sender was not told " + receiver.endpoint() + " died; told: " + onSender.lost);
+        long downMs = 2 * sender.transport().silentPeerDetectMs();
+        assertFalse(await(() -> onSender.count(receiver.endpoint()) > 1, downMs),
+                "reported more than once while it stayed down for " + downMs + " ms: " + onSender.lost);
     }
 }

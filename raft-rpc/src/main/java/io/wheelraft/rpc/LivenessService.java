@@ -1,0 +1,38 @@
+package io.wheelraft.rpc;
+
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.rpc.proto.LivenessGrpc;
+import io.wheelraft.rpc.proto.PingRequest;
+import io.wheelraft.rpc.proto.PingResponse;
+
+import java.util.function.Supplier;
+
+/**
+ * Answers liveness pings from peer processes with this transport's endpoint and incarnation. Served
+ * on the connection's I/O thread: an answer must not wait behind application work, or a busy
+ * process would look dead. Served whether or not this transport watches its own peers. Stateless
+ * once its answer is built; thread-safe.
+ */
+final class LivenessService extends LivenessGrpc.LivenessImplBase {
+
+    private final Supplier<String> endpoint;
+    private final long incarnation;
+    /** Built on the first ping: the endpoint is known only once the server listens. */
+    private volatile PingResponse answer;
+
+    LivenessService(Supplier<String> endpoint, long incarnation) {
+        this.endpoint = endpoint;
+        this.incarnation = incarnation;
+    }
+
+    @Override
+    public void ping(PingRequest request, StreamObserver<PingResponse> responseObserver) {
+        PingResponse a = answer;
+        if (a == null) {
+            a = PingResponse.newBuilder().setEndpoint(endpoint.get()).setIncarnation(incarnation).build();
+            answer = a;
+        }
+        responseObserver.onNext(a);
+        responseObserver.onCompleted();
+    }
+}

@@ -1,0 +1,141 @@
+package io.wheelraft.rpc;
+
+import io.grpc.CallOptions;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.wheelraft.core.logging.RateLimitedLog;
+import io.wheelraft.rpc.proto.LivenessGrpc;
+import io.wheelraft.rpc.proto.PingRequest;
+import io.wheelraft.rpc.proto.PingResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The transport's liveness heartbeat: every {@link RpcOptions#livenessIntervalMs()} it sends one
+ * ping to each remote endpoint the transport has a channel to, however many groups talk to it, and
+ * reports an endpoint that gave no sign of life for {@link RpcOptions#livenessSilenceMs()} (see
+ * {@link EndpointLiveness}). An endpoint is watched from the moment its channel is opened (by
+ * {@code prepareConnection} or a first call) until the transport closes.
+ *
+ * <p>One periodic task on the transport's timer thread does it all, so the threads used depend on
+ * neither endpoints nor groups. A ping is an asynchronous unary call: the task never waits for it.
+ * Each endpoint has at most one ping under way, with the silence allowed as its deadline, so a
+ * black-holed peer is not sent a pile of them. Answers arrive on I/O threads.
+ */
+final class LivenessWatch {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LivenessWatch.class);
+
+    private final ChannelPool channels;
+    private final ScheduledExecutorService scheduler;
+    private final long intervalMs;
+    private final long silenceMs;
+    private final RateLimitedLog tickFailures = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private final LongAdder pingsSent = new LongAdder();
+    private final LongAdder pingsAnswered = new LongAdder();
+    private volatile PingRequest ping;
+    private volatile boolean stopped;
+    private ScheduledFuture<?> task;
+
+    LivenessWatch(ChannelPool channels, ScheduledExecutorService scheduler, RpcOptions options) {
+        this.channels = channels;
+        this.scheduler = scheduler;
+        this.intervalMs = options.livenessIntervalMs();
+        this.silenceMs = options.livenessSilenceMs();
+    }
+
+    /** Starts pinging; {@code selfEndpoint} and {@code incarnation} identify this transport in its pings. */
+    synchronized void start(String selfEndpoint, long incarnation) {
+        ping = PingRequest.newBuilder().setEndpoint(selfEndpoint).setIncarnation(incarnation).build();
+        try {
+            task = scheduler.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            stopped = true; // closed before it started
+        }
+    }
+
+    /** Stops pinging; answers still on their way are ignored by the silenced listeners. */
+    synchronized void stop() {
+        stopped = true;
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    /** Pings sent since start (tests and diagnostics). */
+    long pingsSent() {
+        return pingsSent.sum();
+    }
+
+    /** Pings answered since start (tests and diagnostics). */
+    long pingsAnswered() {
+        return pingsAnswered.sum();
+    }
+
+    private void tick() {
+        // A periodic task that throws is never run again: nothing may escape.
+        try {
+            long now = System.nanoTime();
+            channels.forEach(remote -> {
+                if (!stopped) {
+                    remote.liveness().checkSilence(now);
+                    ping(remote);
+                }
+            });
+        } catch (RuntimeException e) {
+            tickFailures.warn(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), "liveness check failed; retrying in {} ms", intervalMs, e);
+        }
+    }
+
+    private void ping(ChannelPool.Remote remote) {
+        EndpointLiveness endpoint = remote.liveness();
+        if (!endpoint.startPing()) {
+            return;
+        }
+        pingsSent.increment();
+        try {
+            ClientCalls.asyncUnaryCall(
+                    remote.channel().newCall(LivenessGrpc.getPingMethod(), CallOptions.DEFAULT.withDeadlineAfter(silenceMs, TimeUnit.MILLISECONDS)),
+                    ping, new Answer(endpoint));
+        } catch (RuntimeException e) {
+            endpoint.pingEnded(); // the channel is shutting down with the transport
+        }
+    }
+
+    /** The outcome of one ping. */
+    private final class Answer implements StreamObserver<PingResponse> {
+        private final EndpointLiveness endpoint;
+
+        Answer(EndpointLiveness endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        @Override
+        public void onNext(PingResponse response) {
+            endpoint.answered(response.getIncarnation(), System.nanoTime());
+            pingsAnswered.increment(); // after the report it may cause: tests wait on this count
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            endpoint.pingEnded();
+            if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
+                // A server that runs no liveness service still answered: it is alive, though it cannot tell a restart.
+                endpoint.answered(0, System.nanoTime());
+            }
+            // Anything else (unreachable, deadline passed) is no sign of life: the silence check decides.
+        }
+
+        @Override
+        public void onCompleted() {
+            endpoint.pingEnded();
+        }
+    }
+}
