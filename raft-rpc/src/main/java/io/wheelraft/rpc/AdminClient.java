@@ -111,6 +111,14 @@ public final class AdminClient implements AutoCloseable {
         return stub(timeoutMs).snapshot(SnapshotNowRequest.newBuilder().setNode(selector(groupId, peerId)).build()).getResult();
     }
 
+    /**
+     * After a failed call to a process that is (re)starting: try to connect at once on the next
+     * call instead of after gRPC's reconnect backoff, which grows to minutes.
+     */
+    public void reconnectNow() {
+        channel.resetConnectBackoff();
+    }
+
     @Override
     public void close() {
         channel.shutdownNow();
