@@ -162,7 +162,8 @@ final class GroupsBenchReport {
             b.append("Heap per replica: not measured (no one-group baseline).\n\n");
         } else {
             b.append(String.format(Locale.ROOT, "Heap per replica = (mean heap after GC at N groups - %s MiB, the mean with 1 group: "
-                    + "JVM, gRPC, RocksDB and one replica) / (N - 1); one-group heap per process %s MiB.%n%n", fmt(baseline),
+                    + "JVM, gRPC, RocksDB and one replica) / (N - 1); one-group heap per process %s MiB. Heap after GC varies by a few MiB "
+                    + "between runs, so at small N this figure is noise.%n%n", fmt(baseline),
                     String.join(" / ", baselineHeap.stream().map(h -> fmt(h / MIB)).toList())));
         }
         b.append("| groups | all hosted (s) | all led (s) | leaders at end | idle measured | quiet at end | idle CPU (% of a core) | RSS (MiB) | heap used (MiB) | heap per replica (KiB) | threads | timer-wheel entries |\n")
@@ -189,7 +190,8 @@ final class GroupsBenchReport {
         Writes first = rows.stream().map(Row::writes).filter(w -> w != null).findFirst().orElseThrow();
         b.append("\n**Writes.** Increments by one, ").append(first.concurrency()).append(" outstanding at once from this process ")
                 .append("(one `RaftClient` per group written), each measured over ").append(first.windowSecs())
-                .append(" s after a warm-up: all to group 0, then each to a random group of those written (all groups, or a random sample of them). ")
+                .append(" s after one read per written group (so each client knows its leader) and a warm-up: all to group 0, then each to a random group ")
+                .append("of those written (all groups, or a random sample of them). ")
                 .append("Throughput counts increments acknowledged inside the window; \"spread / one\" is the target's ratio (at least 80 %). ")
                 .append("\"Bench CPU\" is this process's own CPU over the window: each written group's client has a timer thread here.\n\n")
                 .append("| groups | groups written | one group (ops/s) | spread (ops/s) | spread / one | p99 one / spread (ms) | bench CPU one / spread (% of a core) | unknown / failed |\n")

@@ -33,6 +33,13 @@ final class WritesPhase {
                                                int windowSecs) throws IOException, InterruptedException {
         long self = ProcessHandle.current().pid();
         try (ClusterChannels channels = new ClusterChannels(cluster.endpoints())) {
+            // One read per group first, so each client knows its group's leader: the window measures
+            // steady writes, not a few hundred clients discovering leaders all at once.
+            long[] primed = LostWrites.read(channels, groupIds, TIMEOUT_MS);
+            long unprimed = java.util.Arrays.stream(primed).filter(v -> v == LostWrites.UNREAD).count();
+            if (unprimed > 0) {
+                System.err.println(Main.NAME + ": " + unprimed + " of " + groupIds.size() + " groups did not answer a read before the writes");
+            }
             LoadGenerator load = new LoadGenerator(channels, groupIds, concurrency, TIMEOUT_MS, CounterClient.MAX_SILENCE_MS, true);
             load.start();
             MeasuredWindow window;
@@ -48,6 +55,10 @@ final class WritesPhase {
                 load.stop();
             }
             cluster.checkAlive();
+            if (load.unknown() + load.failed() > 0) {
+                System.err.println(Main.NAME + ": writes to " + groupIds.size() + " groups: " + load.unknown() + " unknown, " + load.failed()
+                        + " failed; first: " + String.join(" | ", load.problems().subList(0, Math.min(3, load.problems().size()))));
+            }
             long[] lat = window.sortedLatencies();
             double p50 = lat.length == 0 ? Double.NaN : Stats.rank(lat, 0.50) / 1e6;
             double p99 = lat.length == 0 ? Double.NaN : Stats.rank(lat, 0.99) / 1e6;
