@@ -1,35 +1,48 @@
 package io.wheelraft.example;
 
-import io.wheelraft.proto.GroupsSummaryResponse;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-import java.io.File;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
- * {@code groups-bench}: what many Raft groups cost when idle. For each group count, starts three
+ * {@code groups-bench}: what many Raft groups cost. For each group count, starts three
  * {@code server --groups N} processes on this machine (real gRPC and RocksDB, each hosting one
- * replica of every group), waits until every group has a leader, lets them settle, then measures
- * each process over a fixed window: CPU (% of one core, from {@code /proc}), resident memory, heap
- * in use after a full collection, live threads and the timer wheel's pending entries. Writes
- * {@code many-groups.md} (the table) and two charts (CPU and memory against group count) to
- * {@code --out}. Linux only (it reads {@code /proc} and runs {@code jcmd}).
+ * replica of every group), times until every group has a leader, then runs the chosen phases in
+ * order, each bounded in time:
+ * <ul>
+ *   <li>{@code idle} ({@link IdlePhase}): once every replica reports quiet (or a bounded wait ran
+ *       out), CPU over a window, memory, heap after a full collection, threads, timer-wheel entries
+ *       and quiet replicas per process; a one-group run first gives the heap baseline that heap per
+ *       replica is counted from;</li>
+ *   <li>{@code writes} ({@link WritesPhase}): increment throughput to one group against the same
+ *       load spread over random groups;</li>
+ *   <li>{@code kill} ({@link KillPhase}, last: it leaves two processes): {@code kill -9} of the
+ *       busiest leader under load, the time until each of its groups is led again, and a check that
+ *       no acknowledged increment was lost.</li>
+ * </ul>
+ * Writes {@code many-groups.md} and charts to {@code --out} after every group count, so a long run
+ * that fails late keeps what it measured. Linux only (it reads {@code /proc} and runs {@code jcmd}).
  *
  * <p>Not thread-safe: runs once from the command line.
  */
-@Command(name = "groups-bench", description = "Measure the idle cost of many groups: three server --groups N processes on this machine.",
+@Command(name = "groups-bench", description = "Measure what many groups cost: three server --groups N processes on this machine, idle, under writes and through a kill -9.",
         mixinStandardHelpOptions = true)
 final class GroupsBenchCommand implements Callable<Integer> {
+
+    /** What a run can measure, in the order run. */
+    enum Phase { IDLE, WRITES, KILL }
 
     @Spec
     CommandSpec spec;
@@ -37,14 +50,48 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--groups", defaultValue = "1000,10000", split = ",", paramLabel = "N[,N...]", description = "Group counts to measure, in order.")
     List<Integer> groupCounts;
 
+    @Option(names = "--phases", defaultValue = "idle,writes,kill", split = ",", paramLabel = "P[,P...]",
+            description = "Which of idle, writes, kill to run at each count (always in that order; the time until all led is always measured).")
+    List<String> phaseNames;
+
     @Option(names = "--election-timeout-ms", defaultValue = "1000", paramLabel = "N", description = "The servers' election timeout.")
     int electionTimeoutMs;
 
-    @Option(names = "--settle-secs", defaultValue = "10", paramLabel = "S", description = "Wait after every group has a leader, before measuring.")
+    @Option(names = "--settle-secs", defaultValue = "10", paramLabel = "S", description = "Wait after every group has a leader, before measuring idle.")
     int settleSecs;
+
+    @Option(names = "--quiet-wait-secs", defaultValue = "30", paramLabel = "S",
+            description = "Then wait at most this long for every replica to report quiet; idle is measured anyway after it, and the table says so.")
+    int quietWaitSecs;
 
     @Option(names = "--window-secs", defaultValue = "30", paramLabel = "S", description = "The window over which idle CPU is measured.")
     int windowSecs;
+
+    @Option(names = "--heap-baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Measure each process's heap with one group first, to count heap per replica from (with the idle phase; default on).")
+    boolean heapBaseline;
+
+    @Option(names = "--concurrency", defaultValue = "128", paramLabel = "N", description = "Increments outstanding in the writes and kill phases.")
+    int concurrency;
+
+    @Option(names = "--write-groups", defaultValue = "256", paramLabel = "N",
+            description = "Write to at most this many groups, a random sample (each needs its own client, with a timer thread, in this process).")
+    int writeGroups;
+
+    @Option(names = "--write-warmup-secs", defaultValue = "3", paramLabel = "S", description = "Load before each measured write window, and before the kill.")
+    int writeWarmupSecs;
+
+    @Option(names = "--write-secs", defaultValue = "10", paramLabel = "S", description = "Each measured write window (one group, then spread).")
+    int writeSecs;
+
+    @Option(names = "--kill-poll-ms", defaultValue = "25", paramLabel = "MS", description = "How often the survivors are asked which groups they lead after the kill.")
+    int killPollMs;
+
+    @Option(names = "--kill-timeout-secs", defaultValue = "30", paramLabel = "S", description = "Stop waiting for the killed process's groups to be led again after this.")
+    int killTimeoutSecs;
+
+    @Option(names = "--kill-write-secs", defaultValue = "5", paramLabel = "S", description = "Keep writing this long after they are (or the wait ran out), before checking.")
+    int killWriteSecs;
 
     @Option(names = "--leader-timeout-secs", defaultValue = "300", paramLabel = "S", description = "Give up when not every group has a leader by then.")
     int leaderTimeoutSecs;
@@ -55,13 +102,63 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")
     Path out;
 
+    /** The phases named, as a set; a name that is none of them is a usage error naming it. */
+    static Set<Phase> parsePhases(List<String> names) {
+        EnumSet<Phase> phases = EnumSet.noneOf(Phase.class);
+        for (String n : names) {
+            String name = n.strip();
+            try {
+                phases.add(Phase.valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--phases: '" + name + "' is not one of idle, writes, kill");
+            }
+        }
+        if (phases.isEmpty()) {
+            throw CliException.usage("--phases names no phase; use idle, writes, kill or some of them");
+        }
+        return phases;
+    }
+
     @Override
     public Integer call() throws Exception {
+        Set<Phase> phases = validate();
+        Files.createDirectories(out);
+        PrintWriter stdout = spec.commandLine().getOut();
+        GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, heap, settleSecs, quietWaitSecs, windowSecs);
+        List<Long> baseline = null;
+        if (phases.contains(Phase.IDLE) && heapBaseline) {
+            System.err.println(Main.NAME + ": measuring the one-group heap baseline...");
+            baseline = measureBaseline();
+            stdout.println("1 group (baseline): heap after GC " + String.join(" / ", baseline.stream()
+                    .map(h -> String.format(Locale.ROOT, "%.1f", h / (1024.0 * 1024.0))).toList()) + " MiB");
+            stdout.flush();
+        }
+        List<GroupsBenchReport.Row> rows = new ArrayList<>();
+        for (int n : groupCounts) {
+            System.err.println(Main.NAME + ": measuring " + n + " groups x 3 processes (" + phases + ")...");
+            rows.add(measure(n, phases));
+            stdout.println(GroupsBenchReport.summaryLine(rows.get(rows.size() - 1)));
+            GroupsBenchReport.write(out, setup, baseline, rows); // after every count: a late failure keeps the rest
+            stdout.flush();
+        }
+        stdout.println("wrote " + out.resolve(GroupsBenchReport.TABLE) + " and its charts");
+        stdout.flush();
+        return 0;
+    }
+
+    private Set<Phase> validate() {
         if (groupCounts.isEmpty() || groupCounts.stream().anyMatch(n -> n < 1 || n > ServerCommand.MAX_GROUPS)) {
             throw CliException.usage("--groups needs counts between 1 and " + ServerCommand.MAX_GROUPS + ", was " + groupCounts);
         }
-        if (electionTimeoutMs < 10 || settleSecs < 0 || windowSecs < 1 || leaderTimeoutSecs < 1) {
-            throw CliException.usage("--election-timeout-ms must be >= 10, --settle-secs >= 0, --window-secs and --leader-timeout-secs >= 1");
+        Set<Phase> phases = parsePhases(phaseNames);
+        if (electionTimeoutMs < 10 || settleSecs < 0 || quietWaitSecs < 0 || windowSecs < 1 || leaderTimeoutSecs < 1) {
+            throw CliException.usage("--election-timeout-ms must be >= 10, --settle-secs and --quiet-wait-secs >= 0, --window-secs and --leader-timeout-secs >= 1");
+        }
+        if (concurrency < 1 || writeGroups < 1 || writeWarmupSecs < 0 || writeSecs < 1) {
+            throw CliException.usage("--concurrency, --write-groups and --write-secs must be >= 1, --write-warmup-secs >= 0");
+        }
+        if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0) {
+            throw CliException.usage("--kill-poll-ms and --kill-timeout-secs must be >= 1, --kill-write-secs >= 0");
         }
         if (!heap.matches("[0-9]+[kKmMgG]?")) {
             throw CliException.usage("--heap '" + heap + "' is not a JVM heap size such as 2g or 512m");
@@ -69,131 +166,57 @@ final class GroupsBenchCommand implements Callable<Integer> {
         if (!Files.isDirectory(Path.of("/proc/self"))) {
             throw CliException.failed("groups-bench reads /proc: it runs on Linux only");
         }
-        Files.createDirectories(out);
-        PrintWriter stdout = spec.commandLine().getOut();
-        List<GroupsBenchReport.Row> rows = new ArrayList<>();
-        for (int n : groupCounts) {
-            System.err.println(Main.NAME + ": measuring " + n + " groups x 3 processes...");
-            GroupsBenchReport.Row row = measure(n);
-            rows.add(row);
-            stdout.println(GroupsBenchReport.summaryLine(row));
-            stdout.flush();
-        }
-        String command = "groups-bench --groups " + String.join(",", groupCounts.stream().map(String::valueOf).toList())
-                + " --election-timeout-ms " + electionTimeoutMs + " --settle-secs " + settleSecs + " --window-secs " + windowSecs
-                + " --leader-timeout-secs " + leaderTimeoutSecs + " --heap " + heap;
-        GroupsBenchReport.write(out, command, electionTimeoutMs, windowSecs, heap, rows);
-        stdout.println("wrote " + out.resolve(GroupsBenchReport.TABLE) + ", " + out.resolve(GroupsBenchReport.CPU_CHART) + ", "
-                + out.resolve(GroupsBenchReport.MEMORY_CHART));
-        stdout.flush();
-        return 0;
+        return phases;
     }
 
-    /** One group count: start, wait for leaders, settle, measure, stop, clean up. */
-    private GroupsBenchReport.Row measure(int groups) throws Exception {
-        Path work = out.resolve("work-" + groups);
-        ChaosRunner.deleteRecursively(work);
-        List<Integer> ports = LocalCluster.freePorts(6);
-        List<String> endpoints = List.of("127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1), "127.0.0.1:" + ports.get(2));
-        List<Process> servers = new ArrayList<>();
-        boolean keepLogs = false;
-        try (ClusterChannels channels = new ClusterChannels(endpoints)) {
-            long started = System.nanoTime();
-            for (int i = 0; i < 3; i++) {
-                servers.add(spawn(work, i, endpoints, ports.get(3 + i), groups));
+    /** The options that shape the figures, for the table. */
+    private String commandLine(Set<Phase> phases) {
+        StringBuilder b = new StringBuilder("groups-bench --groups ")
+                .append(String.join(",", groupCounts.stream().map(String::valueOf).toList()))
+                .append(" --phases ").append(String.join(",", phases.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()))
+                .append(" --election-timeout-ms ").append(electionTimeoutMs).append(" --leader-timeout-secs ").append(leaderTimeoutSecs)
+                .append(" --heap ").append(heap);
+        if (phases.contains(Phase.IDLE)) {
+            b.append(" --settle-secs ").append(settleSecs).append(" --quiet-wait-secs ").append(quietWaitSecs)
+                    .append(" --window-secs ").append(windowSecs).append(heapBaseline ? "" : " --no-heap-baseline");
+        }
+        if (phases.contains(Phase.WRITES) || phases.contains(Phase.KILL)) {
+            b.append(" --concurrency ").append(concurrency).append(" --write-groups ").append(writeGroups)
+                    .append(" --write-warmup-secs ").append(writeWarmupSecs);
+        }
+        if (phases.contains(Phase.WRITES)) {
+            b.append(" --write-secs ").append(writeSecs);
+        }
+        if (phases.contains(Phase.KILL)) {
+            b.append(" --kill-poll-ms ").append(killPollMs).append(" --kill-timeout-secs ").append(killTimeoutSecs)
+                    .append(" --kill-write-secs ").append(killWriteSecs);
+        }
+        return b.toString();
+    }
+
+    /** Each process's heap after a full collection when it hosts one group. */
+    private List<Long> measureBaseline() throws Exception {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-baseline"), 1, heap, electionTimeoutMs)) {
+            if (!cluster.awaitLeaders(leaderTimeoutSecs).converged()) {
+                throw CliException.failed("the one-group baseline elected no leader within " + leaderTimeoutSecs + " s");
             }
-            long hostedAt = 0;
-            boolean converged = true;
-            long deadline = started + TimeUnit.SECONDS.toNanos(leaderTimeoutSecs);
-            while (true) {
-                int hosted = 0;
-                int leaders = 0;
-                for (String e : endpoints) {
-                    try {
-                        GroupsSummaryResponse s = channels.groupsSummary(e, 5_000);
-                        hosted += s.getGroups();
-                        leaders += s.getLeaders();
-                    } catch (RuntimeException notYet) {
-                        // still starting
-                    }
-                }
-                if (hostedAt == 0 && hosted == 3 * groups) {
-                    hostedAt = System.nanoTime();
-                }
-                if (hosted == 3 * groups && leaders == groups) {
-                    break;
-                }
-                for (Process p : servers) {
-                    if (!p.isAlive()) {
-                            keepLogs = true;
-                        throw CliException.failed("a server of the " + groups + "-group run exited with " + p.exitValue() + "; see " + work);
-                    }
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    // Not every group holds a leader (elections keep failing): measured all the same, and reported so.
-                    System.err.println(Main.NAME + ": only " + leaders + " of " + groups + " groups had a leader after " + leaderTimeoutSecs
-                            + " s; measuring anyway");
-                    converged = false;
-                    break;
-                }
-                TimeUnit.MILLISECONDS.sleep(100); // poll interval: small next to the times measured
-            }
-            long ledAt = System.nanoTime();
-            TimeUnit.SECONDS.sleep(settleSecs); // let start-up work (JIT, first GCs, RocksDB flushes) finish
-            long[] cpuBefore = new long[3];
-            for (int i = 0; i < 3; i++) {
-                cpuBefore[i] = ProcessSample.cpuNanos(servers.get(i).pid());
-            }
-            long windowStart = System.nanoTime();
-            TimeUnit.SECONDS.sleep(windowSecs); // the idle window measured
-            long windowNanos = System.nanoTime() - windowStart;
-            List<GroupsBenchReport.ProcessFigures> figures = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                long pid = servers.get(i).pid();
-                double cpuPercent = 100.0 * (ProcessSample.cpuNanos(pid) - cpuBefore[i]) / windowNanos;
-                long rss = ProcessSample.rssBytes(pid);
-                ProcessSample.collectGarbage(pid);
-                ProcessSample.Scrape s = ProcessSample.scrape("127.0.0.1", ports.get(3 + i));
-                figures.add(new GroupsBenchReport.ProcessFigures(cpuPercent, rss, (long) s.heapUsedBytes(), (long) s.liveThreads(),
-                        (long) s.wheelEntries()));
-            }
-            int leadersAfter = 0;
-            for (String e : endpoints) {
-                leadersAfter += channels.groupsSummary(e, 5_000).getLeaders();
-            }
-            return new GroupsBenchReport.Row(groups, hostedAt == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(hostedAt - started),
-                    converged ? TimeUnit.NANOSECONDS.toMillis(ledAt - started) : -1, leadersAfter, figures);
-        } finally {
-            for (Process p : servers) {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
-            if (keepLogs) {
-                for (int i = 0; i < 3; i++) {
-                    ChaosRunner.deleteRecursively(work.resolve("n" + i)); // the data; the logs stay for the reader
-                }
-            } else {
-                ChaosRunner.deleteRecursively(work);
-            }
+            return IdlePhase.heapAfterGc(cluster, settleSecs);
         }
     }
 
-    /** {@code java -Xmx.. -XX:+UseSerialGC -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */
-    private Process spawn(Path work, int i, List<String> endpoints, int metricsPort, int groups) throws IOException {
-        Files.createDirectories(work);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("-Xmx" + heap);
-        // three servers share two cores: the serial collector has no threads of its own to keep busy
-        cmd.add("-XX:+UseSerialGC");
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
-                "--data", work.resolve("n" + i).toString(), "--self", endpoints.get(i), "--peers", String.join(",", endpoints),
-                "--groups", Integer.toString(groups), "--election-timeout-ms", Integer.toString(electionTimeoutMs),
-                "--metrics-port", Integer.toString(metricsPort)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("n" + i + ".log").toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        ChildProcesses.track(p);
-        return p;
+    /** One group count: start, wait for leaders, run the phases, stop, clean up. */
+    private GroupsBenchReport.Row measure(int groups, Set<Phase> phases) throws Exception {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, heap, electionTimeoutMs)) {
+            GroupsBenchCluster.LeaderWait wait = cluster.awaitLeaders(leaderTimeoutSecs);
+            GroupsBenchReport.Idle idle = phases.contains(Phase.IDLE) ? IdlePhase.measure(cluster, settleSecs, quietWaitSecs, windowSecs) : null;
+            int leadersAtEnd = cluster.leaders();
+            // the same sample for both write phases; seeded by the count, so a rerun writes the same groups
+            int[] sample = GroupSample.pick(groups, writeGroups, new Random(groups));
+            GroupsBenchReport.Writes writes = phases.contains(Phase.WRITES)
+                    ? WritesPhase.measure(cluster, sample, concurrency, writeWarmupSecs, writeSecs) : null;
+            GroupsBenchReport.Kill kill = phases.contains(Phase.KILL)
+                    ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs) : null;
+            return new GroupsBenchReport.Row(groups, wait.allHostedMs(), wait.allLedMs(), leadersAtEnd, idle, writes, kill);
+        }
     }
 }

@@ -7,6 +7,8 @@ import io.wheelraft.proto.ChangePeersRequest;
 import io.wheelraft.proto.GroupsSummaryRequest;
 import io.wheelraft.proto.GroupsSummaryResponse;
 import io.wheelraft.proto.LearnersChangeRequest;
+import io.wheelraft.proto.LedGroupsRequest;
+import io.wheelraft.proto.LedGroupsResponse;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
@@ -16,6 +18,7 @@ import io.wheelraft.proto.SnapshotNowRequest;
 import io.wheelraft.proto.TransferLeaderRequest;
 import io.wheelraft.rpc.proto.AdminServiceGrpc;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -44,6 +47,24 @@ public final class AdminClient implements AutoCloseable {
     /** How many groups that process hosts, leads and has quiet (one call however many it hosts). */
     public GroupsSummaryResponse groupsSummary(long timeoutMs) {
         return stub(timeoutMs).groupsSummary(GroupsSummaryRequest.getDefaultInstance());
+    }
+
+    /**
+     * The groups that process leads now, numeric ids packed ({@link LedGroupsResponse#getNumberedList()})
+     * and others by name; {@link #groupIds(LedGroupsResponse)} gives them all as ids.
+     */
+    public LedGroupsResponse ledGroups(long timeoutMs) {
+        return stub(timeoutMs).ledGroups(LedGroupsRequest.getDefaultInstance());
+    }
+
+    /** Every group id of a {@link #ledGroups} answer, numeric ones first, as strings. */
+    public static List<String> groupIds(LedGroupsResponse led) {
+        List<String> ids = new ArrayList<>(led.getNumberedCount() + led.getNamedCount());
+        for (int i = 0; i < led.getNumberedCount(); i++) {
+            ids.add(Integer.toString(led.getNumbered(i)));
+        }
+        ids.addAll(led.getNamedList());
+        return ids;
     }
 
     public AdminResult addPeer(String groupId, String peerId, String peer, long timeoutMs) {
@@ -88,6 +109,14 @@ public final class AdminClient implements AutoCloseable {
 
     public AdminResult snapshot(String groupId, String peerId, long timeoutMs) {
         return stub(timeoutMs).snapshot(SnapshotNowRequest.newBuilder().setNode(selector(groupId, peerId)).build()).getResult();
+    }
+
+    /**
+     * After a failed call to a process that is (re)starting: try to connect at once on the next
+     * call instead of after gRPC's reconnect backoff, which grows to minutes.
+     */
+    public void reconnectNow() {
+        channel.resetConnectBackoff();
     }
 
     @Override

@@ -15,6 +15,8 @@ import io.wheelraft.proto.ChangePeersRequest;
 import io.wheelraft.proto.GroupsSummaryRequest;
 import io.wheelraft.proto.GroupsSummaryResponse;
 import io.wheelraft.proto.LearnersChangeRequest;
+import io.wheelraft.proto.LedGroupsRequest;
+import io.wheelraft.proto.LedGroupsResponse;
 import io.wheelraft.proto.NodeSelector;
 import io.wheelraft.proto.NodeStatusRequest;
 import io.wheelraft.proto.NodeStatusResponse;
@@ -27,6 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -42,6 +46,8 @@ import java.util.function.Consumer;
 final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdminServiceImpl.class);
+    /** Numeric group ids at or above this travel as strings in {@link LedGroupsResponse} (see admin.proto). */
+    static final int NUMBERED_LIMIT = 1 << 24;
 
     private final NodeRegistry nodes;
 
@@ -107,6 +113,63 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
         }
         reply(out, GroupsSummaryResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true))
                 .setGroups(groups).setLeaders(leaders).setQuiet(0).build());
+    }
+
+    /**
+     * The groups whose node here leads, each once even if several of its nodes are hosted here.
+     * Numeric ids are gathered in a bit set (at most {@link #NUMBERED_LIMIT} bits, 2 MiB) rather
+     * than a hash set: a tool may poll this many times a second on a process leading 50,000 groups.
+     */
+    @Override
+    public void ledGroups(LedGroupsRequest request, StreamObserver<LedGroupsResponse> out) {
+        int groups = 0;
+        BitSet numbered = new BitSet();
+        HashSet<String> named = null;
+        for (Node node : nodes.all()) {
+            groups++;
+            if (!node.isLeader()) {
+                continue;
+            }
+            String id = node.groupId();
+            int number = numberedId(id);
+            if (number >= 0) {
+                numbered.set(number);
+            } else {
+                if (named == null) {
+                    named = new HashSet<>();
+                }
+                named.add(id);
+            }
+        }
+        LedGroupsResponse.Builder b = LedGroupsResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true)).setGroups(groups);
+        for (int g = numbered.nextSetBit(0); g >= 0; g = numbered.nextSetBit(g + 1)) {
+            b.addNumbered(g);
+        }
+        if (named != null) {
+            b.addAllNamed(named);
+        }
+        reply(out, b.build());
+    }
+
+    /**
+     * The number a group id spells when it travels as one: a plain decimal (digits only, no leading
+     * zero except "0" itself) below {@link #NUMBERED_LIMIT}; -1 for any other id, which travels as
+     * a string. Only such ids are numbers, so every id comes back exactly as it was.
+     */
+    static int numberedId(String id) {
+        int n = id.length();
+        if (n == 0 || n > 8 || (n > 1 && id.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < n; i++) {
+            char c = id.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value < NUMBERED_LIMIT ? value : -1;
     }
 
     @Override

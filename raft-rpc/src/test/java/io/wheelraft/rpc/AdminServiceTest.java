@@ -76,6 +76,48 @@ class AdminServiceTest {
     }
 
     @Test
+    void ledGroupsListsEachLedGroupOnceNumericIdsPackedOthersByNameAndFollowsRunTimeChanges() {
+        // the fixture's node leads group "counter"; add numbered groups, led here or elsewhere
+        PeerId other = PeerId.parse("127.0.0.1:2");
+        FakeNode seven = new FakeNode("7", self, self, Configuration.parse(self + ",127.0.0.1:2"));
+        server.nodes().register(seven);
+        server.nodes().register(new FakeNode("0", self, self, Configuration.parse(self + ",127.0.0.1:2")));
+        server.nodes().register(new FakeNode("8", self, other, Configuration.parse(self + ",127.0.0.1:2")));
+        server.nodes().register(new FakeNode("007", self, self, Configuration.parse(self + ",127.0.0.1:2")));
+        // two nodes of group 12 hosted here, both believing they lead (different terms, for a moment): listed once
+        PeerId second = new PeerId(self.host(), self.port(), 1);
+        server.nodes().register(new FakeNode("12", self, self, Configuration.parse(self + "," + second)));
+        server.nodes().register(new FakeNode("12", second, second, Configuration.parse(self + "," + second)));
+
+        var led = admin.ledGroups(TIMEOUT);
+        assertTrue(led.getResult().getSuccess());
+        assertEquals(7, led.getGroups());
+        assertEquals(java.util.Set.of(0, 7, 12), java.util.Set.copyOf(led.getNumberedList()));
+        assertEquals(3, led.getNumberedCount());
+        assertEquals(java.util.Set.of("counter", "007"), java.util.Set.copyOf(led.getNamedList()));
+        assertEquals(java.util.Set.of("0", "7", "12", "counter", "007"), java.util.Set.copyOf(AdminClient.groupIds(led)));
+
+        server.nodes().unregister(seven);
+        node.leader = other; // "counter" is led elsewhere now
+        led = admin.ledGroups(TIMEOUT);
+        assertEquals(6, led.getGroups());
+        assertEquals(java.util.Set.of(0, 12), java.util.Set.copyOf(led.getNumberedList()));
+        assertEquals(List.of("007"), led.getNamedList());
+    }
+
+    @Test
+    void onlyPlainDecimalIdsBelowTheLimitTravelAsNumbers() {
+        assertEquals(0, AdminServiceImpl.numberedId("0"));
+        assertEquals(99_999, AdminServiceImpl.numberedId("99999"));
+        assertEquals(AdminServiceImpl.NUMBERED_LIMIT - 1, AdminServiceImpl.numberedId(Integer.toString(AdminServiceImpl.NUMBERED_LIMIT - 1)));
+        // each of these would not come back as written, or is no number at all
+        for (String id : List.of("", "00", "017", "-1", "+1", "1e3", "12a", "counter", " 1",
+                Integer.toString(AdminServiceImpl.NUMBERED_LIMIT), "99999999", "999999999999")) {
+            assertEquals(-1, AdminServiceImpl.numberedId(id), id);
+        }
+    }
+
+    @Test
     void membershipOperationsReachTheNode() {
         assertTrue(admin.addPeer("counter", self.toString(), "127.0.0.1:4", TIMEOUT).getSuccess());
         assertTrue(admin.removePeer("counter", "", "127.0.0.1:3", TIMEOUT).getSuccess());

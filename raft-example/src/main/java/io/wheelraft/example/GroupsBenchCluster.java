@@ -1,0 +1,220 @@
+package io.wheelraft.example;
+
+import io.grpc.StatusRuntimeException;
+import io.wheelraft.proto.GroupsSummaryResponse;
+import io.wheelraft.proto.LedGroupsResponse;
+import io.wheelraft.rpc.AdminClient;
+import io.wheelraft.rpc.RpcOptions;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The three {@code server --groups N} processes of one {@code groups-bench} group count, each
+ * hosting one replica of every group, with an admin client per process. Started by
+ * {@link #start}; {@link #close()} kills whatever still runs and deletes the data (keeping the
+ * logs when a server died on its own, for the reader).
+ *
+ * <p>Not thread-safe: driven by the benchmark's one thread.
+ */
+final class GroupsBenchCluster implements AutoCloseable {
+
+    /** Deadline of one admin call: generous, a process hosting 100,000 groups may be busy. */
+    private static final long ADMIN_TIMEOUT_MS = 5_000;
+
+    /** How waiting for leaders ended: times since the start, -1 when it never happened. */
+    record LeaderWait(long allHostedMs, long allLedMs, int leaders) {
+        boolean converged() {
+            return allLedMs >= 0;
+        }
+    }
+
+    private final int groups;
+    private final Path work;
+    private final List<String> endpoints;
+    private final List<Integer> metricsPorts;
+    private final List<Process> servers = new ArrayList<>();
+    private final List<AdminClient> admins = new ArrayList<>();
+    private final boolean[] killed = new boolean[3];
+    private final long startedNanos;
+    private boolean keepLogs;
+
+    private GroupsBenchCluster(int groups, Path work, List<Integer> ports) {
+        this.groups = groups;
+        this.work = work;
+        this.endpoints = List.of("127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1), "127.0.0.1:" + ports.get(2));
+        this.metricsPorts = ports.subList(3, 6);
+        this.startedNanos = System.nanoTime();
+    }
+
+    /** Starts three servers hosting groups {@code 0..groups-1} under {@code work} (emptied first). */
+    static GroupsBenchCluster start(Path work, int groups, String heap, int electionTimeoutMs) throws IOException, InterruptedException {
+        ChaosRunner.deleteRecursively(work);
+        Files.createDirectories(work);
+        GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6));
+        try {
+            for (int i = 0; i < 3; i++) {
+                c.servers.add(c.spawn(i, heap, electionTimeoutMs));
+                c.admins.add(new AdminClient(c.endpoints.get(i), RpcOptions.defaults()));
+            }
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    int groups() {
+        return groups;
+    }
+
+    List<String> endpoints() {
+        return endpoints;
+    }
+
+    long pid(int i) {
+        return servers.get(i).pid();
+    }
+
+    int metricsPort(int i) {
+        return metricsPorts.get(i);
+    }
+
+    boolean killed(int i) {
+        return killed[i];
+    }
+
+    /** {@code AdminService.GroupsSummary} of process {@code i}; throws {@link StatusRuntimeException} if it does not answer in time. */
+    GroupsSummaryResponse summary(int i) {
+        try {
+            return admins.get(i).groupsSummary(ADMIN_TIMEOUT_MS);
+        } catch (StatusRuntimeException e) {
+            admins.get(i).reconnectNow(); // a starting process listens soon: don't wait out gRPC's backoff
+            throw e;
+        }
+    }
+
+    /** {@code AdminService.LedGroups} of process {@code i}, answering within {@code timeoutMs}. */
+    LedGroupsResponse ledGroups(int i, long timeoutMs) {
+        try {
+            return admins.get(i).ledGroups(timeoutMs);
+        } catch (StatusRuntimeException e) {
+            admins.get(i).reconnectNow();
+            throw e;
+        }
+    }
+
+    /** The leaders counted over the processes still running (one that does not answer counts none). */
+    int leaders() {
+        int leaders = 0;
+        for (int i = 0; i < 3; i++) {
+            if (!killed[i]) {
+                try {
+                    leaders += summary(i).getLeaders();
+                } catch (StatusRuntimeException e) {
+                    // counts none
+                }
+            }
+        }
+        return leaders;
+    }
+
+    /**
+     * Polls every 100 ms until every process hosts all groups and every group has a leader, or
+     * {@code timeoutSecs} after the start (then it says so on standard error and returns a
+     * {@link LeaderWait} with {@code allLedMs} -1).
+     *
+     * @throws CliException if a server exits meanwhile
+     */
+    LeaderWait awaitLeaders(int timeoutSecs) throws InterruptedException {
+        long hostedAt = 0;
+        long deadline = startedNanos + TimeUnit.SECONDS.toNanos(timeoutSecs);
+        while (true) {
+            int hosted = 0;
+            int leaders = 0;
+            for (int i = 0; i < 3; i++) {
+                try {
+                    GroupsSummaryResponse s = summary(i);
+                    hosted += s.getGroups();
+                    leaders += s.getLeaders();
+                } catch (StatusRuntimeException notYet) {
+                    // still starting
+                }
+            }
+            if (hostedAt == 0 && hosted == 3 * groups) {
+                hostedAt = System.nanoTime();
+            }
+            if (hosted == 3 * groups && leaders == groups) {
+                return new LeaderWait(sinceStartMs(hostedAt), sinceStartMs(System.nanoTime()), leaders);
+            }
+            checkAlive();
+            if (System.nanoTime() - deadline > 0) {
+                // Not every group holds a leader (elections keep failing): measured all the same, and reported so.
+                System.err.println(Main.NAME + ": only " + leaders + " of " + groups + " groups had a leader after " + timeoutSecs
+                        + " s; measuring anyway");
+                return new LeaderWait(hostedAt == 0 ? -1 : sinceStartMs(hostedAt), -1, leaders);
+            }
+            TimeUnit.MILLISECONDS.sleep(100); // poll interval: small next to the times measured
+        }
+    }
+
+    private long sinceStartMs(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos - startedNanos);
+    }
+
+    /** @throws CliException naming the server that exited without being killed by the benchmark */
+    void checkAlive() {
+        for (int i = 0; i < 3; i++) {
+            Process p = servers.get(i);
+            if (!killed[i] && !p.isAlive()) {
+                keepLogs = true;
+                throw CliException.failed("server " + (i + 1) + " of the " + groups + "-group run exited with " + p.exitValue() + "; see " + work);
+            }
+        }
+    }
+
+    /** {@code kill -9} of process {@code i} (SIGKILL: no shutdown hook, no flush). */
+    void kill(int i) {
+        killed[i] = true;
+        servers.get(i).destroyForcibly();
+    }
+
+    /** {@code java -Xmx.. -XX:+UseSerialGC -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */
+    private Process spawn(int i, String heap, int electionTimeoutMs) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.add("-Xmx" + heap);
+        // three servers share two cores: the serial collector has no threads of its own to keep busy
+        cmd.add("-XX:+UseSerialGC");
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
+                "--data", work.resolve("n" + i).toString(), "--self", endpoints.get(i), "--peers", String.join(",", endpoints),
+                "--groups", Integer.toString(groups), "--election-timeout-ms", Integer.toString(electionTimeoutMs),
+                "--metrics-port", Integer.toString(metricsPorts.get(i))));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("n" + i + ".log").toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        ChildProcesses.track(p);
+        return p;
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        admins.forEach(AdminClient::close);
+        for (Process p : servers) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        if (keepLogs) {
+            for (int i = 0; i < 3; i++) {
+                ChaosRunner.deleteRecursively(work.resolve("n" + i)); // the data; the logs stay for the reader
+            }
+        } else {
+            ChaosRunner.deleteRecursively(work);
+        }
+    }
+}

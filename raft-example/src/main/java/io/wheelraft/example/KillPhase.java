@@ -1,0 +1,105 @@
+package io.wheelraft.example;
+
+import io.grpc.StatusRuntimeException;
+import io.wheelraft.proto.LedGroupsResponse;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kill phase of {@code groups-bench}, run last: {@code kill -9} of the process leading the most
+ * groups while increments go to a sample of groups. Measures, for every group the victim led just
+ * before, the time from the kill until a survivor leads it ({@code AdminService.LedGroups} polled
+ * on both survivors every {@code pollMs}), and checks afterwards that every acknowledged increment
+ * is in its group's counter ({@link LostWrites}). Every step is bounded: the polls by
+ * {@code timeoutSecs}, each increment and read by the client timeout. Stateless.
+ */
+final class KillPhase {
+
+    /** How long one increment or read may retry before it counts as unknown (or unread). */
+    private static final long TIMEOUT_MS = 10_000;
+    /** Deadline of one poll: a survivor busy electing 30,000 leaders may answer slowly. */
+    private static final long POLL_TIMEOUT_MS = 2_000;
+
+    private KillPhase() {
+    }
+
+    static GroupsBenchReport.Kill run(GroupsBenchCluster cluster, int[] sample, int concurrency, int writeBeforeSecs, int writeAfterSecs,
+                                      long pollMs, int timeoutSecs) throws InterruptedException {
+        List<String> ids = GroupSample.ids(sample);
+        try (ClusterChannels channels = new ClusterChannels(cluster.endpoints())) {
+            long[] before = LostWrites.read(channels, ids, TIMEOUT_MS);
+            TrackedWrites writes = new TrackedWrites(channels, ids, concurrency, TIMEOUT_MS);
+            writes.start();
+            FailoverTimes times;
+            int victim;
+            boolean stoppedCleanly;
+            try {
+                TimeUnit.SECONDS.sleep(writeBeforeSecs);
+                cluster.checkAlive();
+                victim = busiestLeader(cluster);
+                int[] led = cluster.ledGroups(victim, POLL_TIMEOUT_MS).getNumberedList().stream().mapToInt(Integer::intValue).toArray();
+                long killNanos = System.nanoTime();
+                cluster.kill(victim);
+                times = new FailoverTimes(led, killNanos);
+                pollSurvivors(cluster, victim, times, pollMs, killNanos + TimeUnit.SECONDS.toNanos(timeoutSecs));
+                TimeUnit.SECONDS.sleep(writeAfterSecs); // writes go on against the new leaders
+            } finally {
+                stoppedCleanly = writes.stop();
+            }
+            if (!stoppedCleanly) {
+                System.err.println(Main.NAME + ": some increments had not ended " + (TIMEOUT_MS + 5_000) + " ms after the writes stopped; "
+                        + "their groups may show more than counted");
+            }
+            long[] after = LostWrites.read(channels, ids, TIMEOUT_MS);
+            LostWrites.Verdict verdict = LostWrites.check(before, after, writes.acked(), writes.unknown(), writes.failed());
+            return new GroupsBenchReport.Kill(victim, times.victimGroups(), times.sortedMillis(), times.unresolved(),
+                    TimeUnit.SECONDS.toMillis(timeoutSecs), pollMs, verdict);
+        }
+    }
+
+    /** The process that leads the most groups now (the first of equals); a process that does not answer leads none. */
+    private static int busiestLeader(GroupsBenchCluster cluster) {
+        int best = 0;
+        int bestCount = -1;
+        for (int i = 0; i < 3; i++) {
+            try {
+                LedGroupsResponse led = cluster.ledGroups(i, POLL_TIMEOUT_MS);
+                if (led.getNumberedCount() > bestCount) {
+                    best = i;
+                    bestCount = led.getNumberedCount();
+                }
+            } catch (StatusRuntimeException e) {
+                // leads none as far as we know
+            }
+        }
+        return best;
+    }
+
+    /** Polls both survivors every {@code pollMs} until they lead all the victim's groups or the deadline. */
+    private static void pollSurvivors(GroupsBenchCluster cluster, int victim, FailoverTimes times, long pollMs, long deadline)
+            throws InterruptedException {
+        long next = System.nanoTime();
+        while (!times.allLed() && System.nanoTime() - deadline < 0) {
+            for (int i = 0; i < 3; i++) {
+                if (i == victim) {
+                    continue;
+                }
+                try {
+                    LedGroupsResponse led = cluster.ledGroups(i, POLL_TIMEOUT_MS);
+                    times.observe(led.getNumberedList(), System.nanoTime());
+                } catch (StatusRuntimeException e) {
+                    // busy or briefly unreachable: the next poll asks again
+                }
+            }
+            cluster.checkAlive();
+            next += TimeUnit.MILLISECONDS.toNanos(pollMs);
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            } else {
+                next = System.nanoTime(); // a slow poll: no burst to catch up
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.wheelraft.example;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code groups-bench} refuses bad phase and load options with one usage line, before starting any process. */
+class GroupsBenchOptionsTest {
+
+    private static void assertUsageError(String needle, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String e = err.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(2, code, e);
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        assertEquals(1, e.lines().count(), e);
+        assertTrue(e.startsWith("wheelraft-counter: ") && e.contains(needle), e + " should name " + needle);
+    }
+
+    @Test
+    void refusesAnUnknownPhaseNamingIt() {
+        assertUsageError("'crash'", "groups-bench", "--groups", "10", "--phases", "idle,crash");
+    }
+
+    @Test
+    void refusesLoadAndKillSettingsThatCannotMeasureAnything() {
+        assertUsageError("--concurrency", "groups-bench", "--concurrency", "0");
+        assertUsageError("--write-groups", "groups-bench", "--write-groups", "0");
+        assertUsageError("--write-secs", "groups-bench", "--write-secs", "0");
+        assertUsageError("--kill-poll-ms", "groups-bench", "--kill-poll-ms", "0");
+        assertUsageError("--kill-timeout-secs", "groups-bench", "--kill-timeout-secs", "0");
+        assertUsageError("--quiet-wait-secs", "groups-bench", "--quiet-wait-secs", "-1");
+    }
+}
