@@ -97,22 +97,23 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
         };
     }
 
-    /**
-     * Counts the nodes of the process and those that lead. No node can go quiet yet (quiescence is
-     * not built), so {@code quiet} is 0, the true value.
-     */
+    /** Counts the nodes of the process, those that lead, and those that are quiet ({@link Node#isQuiet()}). */
     @Override
     public void groupsSummary(GroupsSummaryRequest request, StreamObserver<GroupsSummaryResponse> out) {
         int groups = 0;
         int leaders = 0;
+        int quiet = 0;
         for (Node node : nodes.all()) {
             groups++;
             if (node.isLeader()) {
                 leaders++;
             }
+            if (node.isQuiet()) {
+                quiet++;
+            }
         }
         reply(out, GroupsSummaryResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true))
-                .setGroups(groups).setLeaders(leaders).setQuiet(0).build());
+                .setGroups(groups).setLeaders(leaders).setQuiet(quiet).build());
     }
 
     /**

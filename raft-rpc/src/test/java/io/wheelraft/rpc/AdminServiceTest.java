@@ -65,7 +65,10 @@ class AdminServiceTest {
         assertTrue(summary.getResult().getSuccess());
         assertEquals(3, summary.getGroups());
         assertEquals(2, summary.getLeaders());
-        assertEquals(0, summary.getQuiet()); // no node can go quiet yet
+        assertEquals(0, summary.getQuiet());
+        following.quiet = true;
+        led.quiet = true;
+        assertEquals(2, admin.groupsSummary(TIMEOUT).getQuiet(), "quiet nodes are counted");
 
         server.nodes().unregister(led);
         summary = admin.groupsSummary(TIMEOUT);

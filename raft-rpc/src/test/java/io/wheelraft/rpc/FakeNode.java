@@ -41,6 +41,9 @@ class FakeNode implements Node {
     @Override public PeerId nodeId() { return self; }
     @Override public PeerId getLeaderId() { return leader; }
     @Override public boolean isLeader() { return self.equals(leader); }
+    /** Whether the node says it is quiet (tests set it). */
+    volatile boolean quiet;
+    @Override public boolean isQuiet() { return quiet; }
     @Override public void apply(Task task) { throw new UnsupportedOperationException(); }
     @Override public void readIndex(ReadIndexClosure done) { throw new UnsupportedOperationException(); }
     @Override public void readIndex(io.wheelraft.core.ReadOnlyOption option, ReadIndexClosure done) { throw new UnsupportedOperationException(); }
