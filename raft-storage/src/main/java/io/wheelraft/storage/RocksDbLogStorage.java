@@ -67,6 +67,11 @@ public final class RocksDbLogStorage implements LogStorage {
         return "group '" + groupId + "' in data directory " + store.directory();
     }
 
+    /** The empty log of a group whose tag was just registered: nothing can be stored under it yet. */
+    static RocksDbLogStorage fresh(RocksDbStore store, String groupId, int tag) {
+        return new RocksDbLogStorage(store, groupId, tag, new Bounds(1, 0));
+    }
+
     /**
      * Reads the group's bounds from disk and verifies them (see {@link RocksDbStoreOptions#verifyOnOpen}):
      * the first stored entry must sit at the first-index marker, the indexes must be contiguous and
