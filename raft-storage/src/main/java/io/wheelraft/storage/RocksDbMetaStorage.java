@@ -7,9 +7,14 @@ import io.wheelraft.core.spi.RaftMetaStorage;
 import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.proto.RaftMetaRecord;
 import org.rocksdb.RocksDBException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
@@ -52,15 +57,20 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
 
     private static final State FRESH = new State(0, null, false);
 
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbMetaStorage.class);
+
     private final RocksDbStore store;
     private final String groupId;
     private volatile State state;
+    /** Whether the store holds a value for the group (read at open or written since). */
+    private boolean stored;
     private boolean closed;
 
-    private RocksDbMetaStorage(RocksDbStore store, String groupId, State state) {
+    private RocksDbMetaStorage(RocksDbStore store, String groupId, State state, boolean stored) {
         this.store = store;
         this.groupId = groupId;
         this.state = state;
+        this.stored = stored;
     }
 
     /** Reads the group's value (see {@link RocksDbStore#metaStorage}). */
@@ -71,7 +81,8 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
         } catch (LogCorruptionException e) {
             throw new LogCorruptionException(where(store, groupId) + " cannot be read: " + e.getMessage(), e);
         }
-        return new RocksDbMetaStorage(store, groupId, value == null ? FRESH : decode(store, groupId, value));
+        return value == null ? new RocksDbMetaStorage(store, groupId, FRESH, false)
+                : new RocksDbMetaStorage(store, groupId, decode(store, groupId, value), true);
     }
 
     private static String where(RocksDbStore store, String groupId) {
@@ -174,6 +185,49 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
             throw new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": " + e.getMessage(), e);
         }
         state = next;
+        stored = true;
+    }
+
+    /**
+     * Moves the group's term, vote and repairing flag out of a {@link FileMetaStorage} directory
+     * ({@code metaDir}, holding {@value FileMetaStorage#FILE_NAME}) into the store, for a group
+     * that kept them in a file before: written here durably first, then the file deleted. If the
+     * store already holds the group's value, a file left beside it is a copy whose deletion a
+     * crash cut short, and is deleted. Costs one {@code stat} when there is no file. Call it
+     * right after opening, before the node starts.
+     *
+     * @return true if a term and vote were taken over from the file
+     * @throws LogCorruptionException if the file to take over is damaged (nothing is changed)
+     * @throws StorageException       if it cannot be read, written here or deleted
+     */
+    public synchronized boolean takeOverFileMeta(Path metaDir) {
+        checkOpen();
+        Path file = metaDir.resolve(FileMetaStorage.FILE_NAME);
+        if (!Files.exists(file)) {
+            return false;
+        }
+        boolean takenOver = false;
+        if (!stored) {
+            FileMetaStorage.OfflineView view = FileMetaStorage.readOffline(metaDir);
+            PeerId votedFor = view.votedFor().isEmpty() ? null : PeerId.parse(view.votedFor());
+            write(new State(view.term(), votedFor, view.repairing()), "term " + view.term() + " taken over from " + file);
+            LOG.info("raft meta of group '{}': took over term {}, vote {}{} from {} into {}; deleting the file", groupId, view.term(),
+                    votedFor, view.repairing() ? " and the repairing flag" : "", file, store.directory());
+            takenOver = true;
+        }
+        try {
+            Files.deleteIfExists(file.resolveSibling(FileMetaStorage.FILE_NAME + DurableFiles.TEMP_SUFFIX));
+            Files.delete(file);
+            try (var left = Files.list(metaDir)) {
+                if (left.findAny().isEmpty()) {
+                    Files.delete(metaDir);
+                }
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot delete " + file + " after its term and vote moved to the " + where(store, groupId)
+                    + ": " + e, e);
+        }
+        return takenOver;
     }
 
     /**

@@ -210,6 +210,73 @@ class RocksDbMetaStorageTest {
     }
 
     @Test
+    void aGroupsFileMetaIsTakenOverIntoTheStoreAndTheFileDeleted() {
+        Path metaDir = tmp.resolve("g").resolve("meta");
+        try (FileMetaStorage file = FileMetaStorage.open(metaDir)) {
+            file.setTermAndVote(7, PeerId.parse("10.0.0.3:9000"));
+            file.setRepairing(true);
+        }
+        withStore(store -> {
+            try (RocksDbMetaStorage meta = store.metaStorage("g")) {
+                assertTrue(meta.takeOverFileMeta(metaDir));
+                assertEquals(7, meta.term());
+                assertEquals(PeerId.parse("10.0.0.3:9000"), meta.votedFor());
+                assertTrue(meta.repairing());
+                assertFalse(Files.exists(metaDir), "the file and its emptied directory are deleted");
+                assertFalse(meta.takeOverFileMeta(metaDir), "nothing left to take over");
+            }
+            return null;
+        });
+        withStore(store -> {
+            try (RocksDbMetaStorage meta = store.metaStorage("g")) {
+                assertEquals(7, meta.term(), "durable in the store");
+                assertTrue(meta.repairing());
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aFileLeftBesideTheStoresValueIsDeletedNotRead() {
+        writeTerms("g"); // term 5 in the store
+        Path metaDir = tmp.resolve("g").resolve("meta");
+        try (FileMetaStorage file = FileMetaStorage.open(metaDir)) {
+            file.setTermAndVote(3, null);
+        }
+        withStore(store -> {
+            try (RocksDbMetaStorage meta = store.metaStorage("g")) {
+                assertFalse(meta.takeOverFileMeta(metaDir));
+                assertEquals(5, meta.term());
+                assertFalse(Files.exists(metaDir.resolve(FileMetaStorage.FILE_NAME)));
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aDamagedFileIsReportedAndNothingIsTakenOver() throws IOException {
+        Path metaDir = tmp.resolve("g").resolve("meta");
+        Path file;
+        try (FileMetaStorage meta = FileMetaStorage.open(metaDir)) {
+            meta.setTermAndVote(7, null);
+            file = meta.file();
+        }
+        byte[] all = Files.readAllBytes(file);
+        all[30] ^= 0x40;
+        Files.write(file, all);
+        withStore(store -> {
+            try (RocksDbMetaStorage meta = store.metaStorage("g")) {
+                LogCorruptionException e = assertThrows(LogCorruptionException.class, () -> meta.takeOverFileMeta(metaDir));
+                assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+                assertEquals(0, meta.term());
+            }
+            assertEquals(List.of(), store.metaGroupIds());
+            return null;
+        });
+        assertTrue(Files.exists(file), "the damaged file is kept as evidence");
+    }
+
+    @Test
     void metaWritesAreSyncedEvenWhenTheStoreIsNot() {
         // the store's sync option is for the log; a term or vote is always made durable before returning
         try (RocksDbStore store = RocksDbStore.open(dir(), RocksDbStoreOptions.defaults().withSync(false).withPresizedWalBytes(0));
