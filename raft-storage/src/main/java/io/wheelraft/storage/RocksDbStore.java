@@ -34,7 +34,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
@@ -281,7 +282,8 @@ public final class RocksDbStore implements AutoCloseable {
     static final class AsyncFailures {
         private final Path dir;
         private final AtomicReference<StorageException> failure = new AtomicReference<>();
-        private final List<Consumer<StorageException>> listeners = new CopyOnWriteArrayList<>();
+        /** A set, not a list: a process may register 100,000 groups, and each may leave again. */
+        private final Set<Consumer<StorageException>> listeners = ConcurrentHashMap.newKeySet();
 
         AsyncFailures(Path dir) {
             this.dir = dir;
@@ -293,6 +295,10 @@ public final class RocksDbStore implements AutoCloseable {
             if (failed != null && listeners.remove(listener)) {
                 listener.accept(failed);
             }
+        }
+
+        void unregister(Consumer<StorageException> listener) {
+            listeners.remove(listener);
         }
 
         void fail(String operation, Status status) {
@@ -617,6 +623,10 @@ public final class RocksDbStore implements AutoCloseable {
 
     void onAsyncFailure(Consumer<StorageException> listener) {
         asyncFailures.register(listener);
+    }
+
+    void removeAsyncFailureListener(Consumer<StorageException> listener) {
+        asyncFailures.unregister(listener);
     }
 
     /** The data directory. */
