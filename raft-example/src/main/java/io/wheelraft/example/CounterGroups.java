@@ -13,10 +13,11 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.RaftGroupService;
 import io.wheelraft.core.RaftRuntime;
 import io.wheelraft.core.Role;
+import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.rpc.GrpcRaftTransport;
-import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.LocalSnapshotStorage;
 import io.wheelraft.storage.RocksDbLogStorage;
+import io.wheelraft.storage.RocksDbMetaStorage;
 import io.wheelraft.storage.RocksDbStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +39,11 @@ import java.util.concurrent.TimeUnit;
  * all on one engine. The groups share the process's {@link RaftRuntime} (timing wheel and lanes),
  * one {@link RocksDbStore} ({@code DATA/log}, each group's log under its own key range), one gRPC
  * transport (one server port, one channel per peer process) and one {@link RaftClientService}.
- * Each group has its own meta ({@code DATA/<group>/meta}) and snapshots
- * ({@code DATA/<group>/snapshot}), laid out as the single counter's are.
+ * Each group's term and vote are a key in that store ({@link RocksDbMetaStorage}), not a file;
+ * its snapshots go to {@code DATA/<group>/snapshot}, created with its first snapshot. Hosting a
+ * group therefore creates no file or directory and costs no fsync. A group whose term and vote
+ * are still in a {@code DATA/<group>/meta} file (an earlier layout) has them moved into the store
+ * when it is added.
  *
  * <p>Groups are added and removed at run time ({@link #addGroup}, {@link #removeGroup}): a group
  * added on every member elects a leader and serves clients while the others go on untouched; a
@@ -76,7 +80,7 @@ public final class CounterGroups implements AutoCloseable {
 
     /** One hosted replica and what it owns. */
     private record Hosted(RaftGroupService service, Node node, CounterStateMachine counter, RocksDbLogStorage log,
-                          FileMetaStorage meta, LocalSnapshotStorage snapshots) {
+                          RocksDbMetaStorage meta, LocalSnapshotStorage snapshots) {
     }
 
     private final Settings settings;
@@ -168,13 +172,14 @@ public final class CounterGroups implements AutoCloseable {
         if (hosted.containsKey(groupId)) {
             throw new IllegalStateException("group '" + groupId + "' is already hosted by " + settings.self());
         }
-        FileMetaStorage meta = CounterServer.openMeta(data, groupId);
+        RocksDbMetaStorage meta = null;
         LocalSnapshotStorage snapshots = null;
         RocksDbLogStorage log = null;
         RaftGroupService service = null;
         try {
+            meta = openMeta(groupId);
             try {
-                snapshots = LocalSnapshotStorage.open(data.resolve(groupId).resolve("snapshot"));
+                snapshots = LocalSnapshotStorage.openLazily(data.resolve(groupId).resolve("snapshot"));
                 log = store.logStorage(groupId);
             } catch (RuntimeException e) {
                 throw new CliException(CliException.FAILED, "cannot open the storage of group '" + groupId + "' in " + data + ": "
@@ -218,6 +223,31 @@ public final class CounterGroups implements AutoCloseable {
             stopQuietly(service);
             closeStorage(groupId, log, meta, snapshots);
             throw e;
+        }
+    }
+
+    /**
+     * The term and vote of {@code groupId} from the store, first moving them there from the group's
+     * {@code meta} file if an earlier layout left one (checked first: a damaged meta must refuse
+     * before anything else is touched).
+     */
+    private RocksDbMetaStorage openMeta(String groupId) {
+        Path metaDir = data.resolve(groupId).resolve("meta");
+        RocksDbMetaStorage meta = null;
+        try {
+            meta = store.metaStorage(groupId);
+            meta.takeOverFileMeta(metaDir);
+            return meta;
+        } catch (RuntimeException e) {
+            closeStorage(groupId, null, meta, null);
+            if (e instanceof LogCorruptionException) {
+                throw new CliException(CliException.FAILED, "the raft meta of group '" + groupId + "' in " + data + " is damaged ("
+                        + CounterServer.oneLine(e) + "); it cannot be repaired in place because this replica's term and vote would be"
+                        + " forgotten and it could vote twice in one term; remove this replica from the group (admin remove-peer),"
+                        + " wipe " + data + ", then add it back (admin add-peer): see docs/storage.md", e);
+            }
+            throw new CliException(CliException.FAILED, "cannot read the raft meta of group '" + groupId + "' in " + data + ": "
+                    + CounterServer.oneLine(e), e);
         }
     }
 
@@ -302,7 +332,7 @@ public final class CounterGroups implements AutoCloseable {
         }
     }
 
-    private static void closeStorage(String groupId, RocksDbLogStorage log, FileMetaStorage meta, LocalSnapshotStorage snapshots) {
+    private static void closeStorage(String groupId, RocksDbLogStorage log, RocksDbMetaStorage meta, LocalSnapshotStorage snapshots) {
         for (AutoCloseable c : new AutoCloseable[]{log, snapshots, meta}) {
             if (c == null) {
                 continue;

@@ -72,7 +72,8 @@ class CounterGroupsTest {
             awaitOneLeader(g);
         }
         assertEquals(3, engines.stream().mapToInt(CounterGroups::leading).sum());
-        // one RocksDB store per process (one LOCK, in DATA/log), each group with its own meta and snapshot directories
+        // one RocksDB store per process (one LOCK, in DATA/log) holding every group's log, term and vote;
+        // no directory per group until it takes a snapshot
         for (int i = 0; i < 3; i++) {
             Path data = dir.resolve("n" + i);
             assertTrue(Files.exists(data.resolve("log").resolve("LOCK")));
@@ -80,7 +81,7 @@ class CounterGroupsTest {
                 assertEquals(1, files.filter(p -> p.getFileName().toString().equals("LOCK")).count(), "RocksDB instances in " + data);
             }
             for (String g : List.of("0", "1", "2")) {
-                assertTrue(Files.isDirectory(data.resolve(g).resolve("meta")) && Files.isDirectory(data.resolve(g).resolve("snapshot")));
+                assertFalse(Files.exists(data.resolve(g)), "group directory " + data.resolve(g));
             }
         }
         GroupsSummaryResponse summary = channels.groupsSummary(peers.get(0).endpoint(), 5_000);

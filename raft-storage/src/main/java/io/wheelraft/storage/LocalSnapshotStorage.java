@@ -51,11 +51,14 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
     private long nextTempId;
     private LocalSnapshotReceiver activeReceiver;
     private boolean closed;
+    /** False while the directory does not exist yet ({@link #openLazily}); created with the first snapshot. */
+    private boolean directoryExists;
     private volatile String damageFoundAtOpen;
 
-    private LocalSnapshotStorage(Path dir, long latestSeq) {
+    private LocalSnapshotStorage(Path dir, long latestSeq, boolean directoryExists) {
         this.dir = dir;
         this.latestSeq = latestSeq;
+        this.directoryExists = directoryExists;
     }
 
     /**
@@ -72,17 +75,62 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
         Path absolute = dir.toAbsolutePath().normalize();
         try {
             Files.createDirectories(absolute);
-            List<String> damage = new ArrayList<>();
-            long latest = cleanUp(absolute, damage);
-            LocalSnapshotStorage storage = new LocalSnapshotStorage(absolute, latest);
-            if (!damage.isEmpty()) {
-                storage.damageFoundAtOpen = String.join("; ", damage);
-                LOG.error("Snapshot damage found at open of {}: {}", absolute, storage.damageFoundAtOpen);
-            }
-            return storage;
+            return openExisting(absolute);
         } catch (IOException e) {
             throw new StorageException("cannot open snapshot storage in " + absolute + ": " + e, e);
         }
+    }
+
+    /**
+     * Like {@link #open}, but a missing {@code dir} is not created until the first snapshot is
+     * written or received (then with its missing parents, each made durable): opening a storage
+     * that never held a snapshot costs one {@code stat} and writes nothing, which is what lets a
+     * process host many thousands of groups that have not snapshotted yet.
+     */
+    public static LocalSnapshotStorage openLazily(Path dir) {
+        if (dir == null) {
+            throw new IllegalArgumentException("snapshot directory is required (got null)");
+        }
+        Path absolute = dir.toAbsolutePath().normalize();
+        if (!Files.exists(absolute)) {
+            return new LocalSnapshotStorage(absolute, 0, false);
+        }
+        try {
+            return openExisting(absolute);
+        } catch (IOException e) {
+            throw new StorageException("cannot open snapshot storage in " + absolute + ": " + e, e);
+        }
+    }
+
+    private static LocalSnapshotStorage openExisting(Path absolute) throws IOException {
+        List<String> damage = new ArrayList<>();
+        long latest = cleanUp(absolute, damage);
+        LocalSnapshotStorage storage = new LocalSnapshotStorage(absolute, latest, true);
+        if (!damage.isEmpty()) {
+            storage.damageFoundAtOpen = String.join("; ", damage);
+            LOG.error("Snapshot damage found at open of {}: {}", absolute, storage.damageFoundAtOpen);
+        }
+        return storage;
+    }
+
+    /**
+     * Creates the storage directory on first use ({@link #openLazily}): each missing directory
+     * from the nearest existing ancestor down, with that ancestor and each new directory fsynced,
+     * so the directory a snapshot is published into is itself durable.
+     */
+    private void ensureDirectory() throws IOException {
+        if (directoryExists) {
+            return;
+        }
+        Path existing = dir;
+        while (existing != null && !Files.isDirectory(existing)) {
+            existing = existing.getParent();
+        }
+        Files.createDirectories(dir);
+        for (Path d = dir; existing != null && !d.equals(existing); d = d.getParent()) {
+            DurableFiles.fsyncDirectory(d.getParent());
+        }
+        directoryExists = true;
     }
 
     private static long cleanUp(Path dir, List<String> damage) throws IOException {
@@ -196,6 +244,7 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
         checkOpen();
         Path temp = dir.resolve(WRITING_PREFIX + (++nextTempId));
         try {
+            ensureDirectory();
             SnapshotFiles.deleteRecursively(temp);
             Files.createDirectories(temp);
         } catch (IOException e) {
@@ -240,6 +289,7 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
         }
         Path temp = dir.resolve(RECEIVING_PREFIX + meta.getLastIncludedIndex() + "_" + meta.getLastIncludedTerm());
         try {
+            ensureDirectory();
             SnapshotFiles.deleteRecursively(temp);
             Files.createDirectories(temp);
         } catch (IOException e) {

@@ -45,8 +45,9 @@ public final class RocksDbLogStorage implements LogStorage {
 
     private final RocksDbStore store;
     private final AtomicBoolean readDamageLogged = new AtomicBoolean();
-    private final AtomicBoolean asyncListenerSet = new AtomicBoolean();
     private volatile Consumer<StorageException> asyncListener;
+    /** What this log registered with the store (once), so closing can take it back; guarded by {@code this}. */
+    private Consumer<StorageException> registeredWithStore;
     private final String groupId;
     private final int tag;
     private final String where;
@@ -65,6 +66,11 @@ public final class RocksDbLogStorage implements LogStorage {
 
     private static String describe(RocksDbStore store, String groupId) {
         return "group '" + groupId + "' in data directory " + store.directory();
+    }
+
+    /** The empty log of a group whose tag was just registered: nothing can be stored under it yet. */
+    static RocksDbLogStorage fresh(RocksDbStore store, String groupId, int tag) {
+        return new RocksDbLogStorage(store, groupId, tag, new Bounds(1, 0));
     }
 
     /**
@@ -329,6 +335,9 @@ public final class RocksDbLogStorage implements LogStorage {
     public List<LogEntry> configurationEntries() {
         checkOpen();
         Bounds b = bounds;
+        if (b.last < b.first) {
+            return List.of(); // an empty log (a group that never wrote): no scan
+        }
         List<byte[][]> raw = store.withIterator(store.confFamily(), it -> {
             List<byte[][]> out = new ArrayList<>();
             for (it.seek(LogKeys.key(tag, b.first)); it.isValid(); it.next()) {
@@ -380,13 +389,16 @@ public final class RocksDbLogStorage implements LogStorage {
             throw new IllegalArgumentException("listener is required (got null)");
         }
         asyncListener = listener;
-        if (asyncListenerSet.compareAndSet(false, true)) {
-            // The store outlives its groups: a closed log no longer tells its (stopped) node.
-            store.onAsyncFailure(e -> {
-                if (!closed) {
-                    asyncListener.accept(e);
-                }
-            });
+        synchronized (this) {
+            if (registeredWithStore == null && !closed) {
+                // The store outlives its groups: a closed log no longer tells its (stopped) node.
+                registeredWithStore = e -> {
+                    if (!closed) {
+                        asyncListener.accept(e);
+                    }
+                };
+                store.onAsyncFailure(registeredWithStore);
+            }
         }
     }
 
@@ -439,6 +451,11 @@ public final class RocksDbLogStorage implements LogStorage {
     public void close() {
         if (!closed) {
             closed = true;
+            synchronized (this) {
+                if (registeredWithStore != null) {
+                    store.removeAsyncFailureListener(registeredWithStore);
+                }
+            }
             store.release(groupId, this);
         }
     }

@@ -34,7 +34,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
@@ -43,14 +44,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 /**
  * One RocksDB instance in one data directory, shared by every Raft group of the process: it
  * owns the native options, the directory lock, the format-version marker, and hands out one
- * {@link RocksDbLogStorage} per group. Open one per process and data directory, close it on
- * shutdown (after the nodes that use it).
+ * {@link RocksDbLogStorage} (and, on request, one {@link RocksDbMetaStorage}) per group. Open one
+ * per process and data directory, close it on shutdown (after the nodes that use it).
  *
  * <p>Layout. Column family {@code log} holds every group's entries under
  * {@code [group tag:4][index:8]} keys (see {@link LogKeys}); {@code conf} holds a second copy of
  * the configuration entries under the same keys, so a restarting node reads its membership
  * without scanning the log; {@code default} holds the store's own records: the format version,
- * the group-id to tag map and each group's first-index marker. Groups share column families
+ * the group-id to tag map, each group's first-index marker and, for groups that keep them here,
+ * each group's term and vote ({@link RocksDbMetaStorage}). Groups share column families
  * (rather than one family each) so a hundred groups do not mean a hundred memtables.
  *
  * <p>Tuning (a write-ahead log, not a database): writes are synced by default (one
@@ -84,6 +86,7 @@ public final class RocksDbStore implements AutoCloseable {
     private static final byte[] NEXT_TAG_KEY = bytes("wheelraft/next_group_tag");
     private static final String GROUP_KEY_PREFIX = "wheelraft/group/";
     private static final String FIRST_INDEX_KEY_PREFIX = "wheelraft/first_index/";
+    private static final String META_KEY_PREFIX = "wheelraft/meta/";
     private static final String LOG_CF = "log";
     private static final String CONF_CF = "conf";
     /** Obsolete WAL files kept for reuse: one spare while a flush of the previous one is pending. */
@@ -101,9 +104,14 @@ public final class RocksDbStore implements AutoCloseable {
     private final ColumnFamilyHandle logCf;
     private final ColumnFamilyHandle confCf;
     private final WriteOptions writeOptions;
+    /** Always synced: the store's own options when they sync, else a second set. */
+    private final WriteOptions syncedWriteOptions;
+    /** Never synced: for records a later synced write makes durable soon enough (see {@link #groupTag}). */
+    private final WriteOptions unsyncedWriteOptions;
     private final ReadOptions readOptions;
     private final ReentrantReadWriteLock closeGuard = new ReentrantReadWriteLock();
     private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
+    private final Map<String, RocksDbMetaStorage> openMetas = new HashMap<>();
     private final AsyncFailures asyncFailures;
     private volatile String damageFoundAtOpen;
     private volatile boolean readOnly;
@@ -121,6 +129,8 @@ public final class RocksDbStore implements AutoCloseable {
         this.logCf = handles.get(1);
         this.confCf = handles.get(2);
         this.writeOptions = writeOptions;
+        this.syncedWriteOptions = options.sync() ? writeOptions : track(nativeObjects, new WriteOptions().setSync(true));
+        this.unsyncedWriteOptions = track(nativeObjects, new WriteOptions().setSync(false));
         this.readOptions = readOptions;
     }
 
@@ -272,7 +282,8 @@ public final class RocksDbStore implements AutoCloseable {
     static final class AsyncFailures {
         private final Path dir;
         private final AtomicReference<StorageException> failure = new AtomicReference<>();
-        private final List<Consumer<StorageException>> listeners = new CopyOnWriteArrayList<>();
+        /** A set, not a list: a process may register 100,000 groups, and each may leave again. */
+        private final Set<Consumer<StorageException>> listeners = ConcurrentHashMap.newKeySet();
 
         AsyncFailures(Path dir) {
             this.dir = dir;
@@ -284,6 +295,10 @@ public final class RocksDbStore implements AutoCloseable {
             if (failed != null && listeners.remove(listener)) {
                 listener.accept(failed);
             }
+        }
+
+        void unregister(Consumer<StorageException> listener) {
+            listeners.remove(listener);
         }
 
         void fail(String operation, Status status) {
@@ -401,17 +416,21 @@ public final class RocksDbStore implements AutoCloseable {
         }
     }
 
-    /** The ids of every group that has ever written to this store. */
+    /** The ids of every group that has a log in this store (opened at least once). */
     public List<String> groupIds() {
+        return idsUnder(GROUP_KEY_PREFIX);
+    }
+
+    private List<String> idsUnder(String keyPrefix) {
         List<String> ids = new ArrayList<>();
-        byte[] prefix = bytes(GROUP_KEY_PREFIX);
+        byte[] prefix = bytes(keyPrefix);
         withIterator(defaultCf, it -> {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 String key = new String(it.key(), StandardCharsets.UTF_8);
-                if (!key.startsWith(GROUP_KEY_PREFIX)) {
+                if (!key.startsWith(keyPrefix)) {
                     break;
                 }
-                ids.add(key.substring(GROUP_KEY_PREFIX.length()));
+                ids.add(key.substring(keyPrefix.length()));
             }
             return null;
         });
@@ -507,7 +526,9 @@ public final class RocksDbStore implements AutoCloseable {
         if (openGroups.containsKey(groupId)) {
             throw new IllegalStateException("log of group '" + groupId + "' in " + dir + " is already open");
         }
-        RocksDbLogStorage log = RocksDbLogStorage.recover(this, groupId, groupTag(groupId));
+        int tag = existingGroupTag(groupId);
+        RocksDbLogStorage log = tag != 0 ? RocksDbLogStorage.recover(this, groupId, tag)
+                : RocksDbLogStorage.fresh(this, groupId, registerGroup(groupId));
         openGroups.put(groupId, log);
         return log;
     }
@@ -516,15 +537,61 @@ public final class RocksDbStore implements AutoCloseable {
         openGroups.remove(groupId, log);
     }
 
-    private int groupTag(String groupId) {
-        byte[] groupKey = bytes(GROUP_KEY_PREFIX + groupId);
-        byte[] stored = get(defaultCf, groupKey);
-        if (stored != null) {
-            if (stored.length != 4) {
-                throw new LogCorruptionException("tag of group '" + groupId + "' in " + dir + " is " + stored.length + " bytes, expected 4");
-            }
-            return LogKeys.getInt(stored, 0);
+    /**
+     * The term, vote and repairing flag of {@code groupId}, kept in this store (term 0 for a group
+     * that never wrote them); see {@link RocksDbMetaStorage}. One open meta per group at a time;
+     * closing it releases the group, closing the store releases all.
+     *
+     * @throws IllegalStateException  if the group's meta is already open
+     * @throws LogCorruptionException naming the group and key if the stored value is damaged
+     */
+    public synchronized RocksDbMetaStorage metaStorage(String groupId) {
+        if (groupId == null || groupId.isEmpty()) {
+            throw new IllegalArgumentException("group id must be a non-empty string, got " + (groupId == null ? "null" : "''"));
         }
+        checkOpen();
+        if (openMetas.containsKey(groupId)) {
+            throw new IllegalStateException("raft meta of group '" + groupId + "' in " + dir + " is already open");
+        }
+        RocksDbMetaStorage meta = RocksDbMetaStorage.open(this, groupId);
+        openMetas.put(groupId, meta);
+        return meta;
+    }
+
+    synchronized void release(String groupId, RocksDbMetaStorage meta) {
+        openMetas.remove(groupId, meta);
+    }
+
+    static byte[] metaKey(String groupId) {
+        return bytes(META_KEY_PREFIX + groupId);
+    }
+
+    /** The ids of every group whose term and vote this store holds (for offline checks). */
+    public List<String> metaGroupIds() {
+        return idsUnder(META_KEY_PREFIX);
+    }
+
+    /** The tag of a group that has a log here, or 0 (tags start at 1). */
+    private int existingGroupTag(String groupId) {
+        byte[] stored = get(defaultCf, bytes(GROUP_KEY_PREFIX + groupId));
+        if (stored == null) {
+            return 0;
+        }
+        if (stored.length != 4) {
+            throw new LogCorruptionException("tag of group '" + groupId + "' in " + dir + " is " + stored.length + " bytes, expected 4");
+        }
+        return LogKeys.getInt(stored, 0);
+    }
+
+    /**
+     * Gives a new group the next tag. Written without a sync of its own, because nothing depends
+     * on it before the group's first synced write: the write-ahead log is replayed as a prefix, so
+     * any later synced write (this group's first append, or any group's) makes it durable first,
+     * and if a crash loses it, no entry under the tag survived either and the tag is handed out
+     * again. This keeps hosting a new group free of fsyncs.
+     */
+    private int registerGroup(String groupId) {
+        byte[] groupKey = bytes(GROUP_KEY_PREFIX + groupId);
         byte[] next = get(defaultCf, NEXT_TAG_KEY);
         int tag = next == null ? 1 : LogKeys.getInt(next, 0);
         byte[] tagBytes = new byte[4];
@@ -534,7 +601,7 @@ public final class RocksDbStore implements AutoCloseable {
         try (WriteBatch batch = new WriteBatch()) {
             batch.put(defaultCf, groupKey, tagBytes);
             batch.put(defaultCf, NEXT_TAG_KEY, nextBytes);
-            write(batch, true);
+            writeUnsynced(batch);
         } catch (RocksDBException e) {
             throw new StorageException("cannot register group '" + groupId + "' in " + dir + ": " + e.getMessage(), e);
         }
@@ -556,6 +623,10 @@ public final class RocksDbStore implements AutoCloseable {
 
     void onAsyncFailure(Consumer<StorageException> listener) {
         asyncFailures.register(listener);
+    }
+
+    void removeAsyncFailureListener(Consumer<StorageException> listener) {
+        asyncFailures.unregister(listener);
     }
 
     /** The data directory. */
@@ -613,17 +684,45 @@ public final class RocksDbStore implements AutoCloseable {
         }
     }
 
-    /** Writes a batch, synced if the store syncs (or {@code forceSync}). */
+    /**
+     * Writes a batch, synced if the store syncs (or {@code forceSync}). Synced writes of many
+     * threads share one WAL sync: RocksDB lets the first writer in line write and sync the
+     * batches queued behind it together.
+     */
     void write(WriteBatch batch, boolean forceSync) throws RocksDBException {
         Lock guard = enter();
         try {
-            if (forceSync && !options.sync()) {
-                try (WriteOptions synced = new WriteOptions().setSync(true)) {
-                    db.write(synced, batch);
-                }
-            } else {
-                db.write(writeOptions, batch);
-            }
+            db.write(forceSync ? syncedWriteOptions : writeOptions, batch);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Writes a batch without waiting for a sync, whatever the store's options say. */
+    private void writeUnsynced(WriteBatch batch) throws RocksDBException {
+        Lock guard = enter();
+        try {
+            db.write(unsyncedWriteOptions, batch);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Puts one key, synced whatever the store's options say (see {@link #write}). */
+    void putSynced(ColumnFamilyHandle cf, byte[] key, byte[] value) throws RocksDBException {
+        Lock guard = enter();
+        try {
+            db.put(cf, syncedWriteOptions, key, value);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Deletes one key, synced whatever the store's options say. */
+    void deleteSynced(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
+        Lock guard = enter();
+        try {
+            db.delete(cf, syncedWriteOptions, key);
         } finally {
             guard.unlock();
         }
@@ -666,12 +765,17 @@ public final class RocksDbStore implements AutoCloseable {
     /** Closes every open group log and the RocksDB instance. Idempotent. */
     @Override
     public void close() {
-        List<RocksDbLogStorage> logs;
+        List<AutoCloseable> groups;
         synchronized (this) {
-            logs = new ArrayList<>(openGroups.values());
+            groups = new ArrayList<>(openGroups.values());
+            groups.addAll(openMetas.values());
         }
-        for (RocksDbLogStorage log : logs) {
-            log.close();
+        for (AutoCloseable group : groups) {
+            try {
+                group.close();
+            } catch (Exception e) {
+                LOG.warn("Could not release {}: {}", group, e.toString());
+            }
         }
         Lock exclusive = closeGuard.writeLock();
         exclusive.lock();

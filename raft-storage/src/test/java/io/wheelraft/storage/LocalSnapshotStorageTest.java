@@ -74,6 +74,42 @@ class LocalSnapshotStorageTest {
     }
 
     @Test
+    void openedLazilyTheDirectoryAndItsMissingParentsAppearOnlyWithTheFirstSnapshot() throws IOException {
+        Path group = dir.resolve("group-7");
+        Path snapshots = group.resolve("snapshot");
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openLazily(snapshots)) {
+            assertNull(storage.open());
+            assertFalse(Files.exists(group), "opening creates nothing");
+            save(storage, 10, 2);
+            assertTrue(Files.isDirectory(snapshots));
+        }
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openLazily(snapshots);
+             SnapshotReader reader = storage.open()) {
+            assertEquals(10, reader.meta().getLastIncludedIndex(), "an existing directory is opened as open() does");
+            assertArrayEquals(BIG, readAll(reader, "blobs/big"));
+        }
+    }
+
+    @Test
+    void openedLazilyAReceivedSnapshotCreatesTheDirectory() throws IOException {
+        Path followerDir = dir.resolve("follower").resolve("snapshot");
+        try (LocalSnapshotStorage leader = LocalSnapshotStorage.open(dir.resolve("leader"));
+             LocalSnapshotStorage follower = LocalSnapshotStorage.openLazily(followerDir)) {
+            save(leader, 100, 3);
+            assertFalse(Files.exists(followerDir));
+            try (SnapshotReader source = leader.open()) {
+                SnapshotReceiver receiver = follower.receive(source.meta());
+                copy(source, receiver, 70_000);
+                receiver.complete().close();
+            }
+        }
+        try (LocalSnapshotStorage follower = LocalSnapshotStorage.openLazily(followerDir);
+             SnapshotReader reader = follower.open()) {
+            assertEquals(100, reader.meta().getLastIncludedIndex());
+        }
+    }
+
+    @Test
     void committedSnapshotIsVisibleWithSizesAndChecksums() throws IOException {
         try (LocalSnapshotStorage storage = LocalSnapshotStorage.open(dir)) {
             SnapshotMeta stored = save(storage, 10, 2);
