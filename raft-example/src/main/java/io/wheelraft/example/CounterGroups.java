@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Many counters in one process ({@code server --groups N}): one replica of each counter group,
- * all on one engine. The groups share the process's {@link RaftRuntime} (timing wheel and lanes),
+ * all on one engine. The groups share one {@link RaftRuntime} (the process's timing wheel, {@value #RAFT_THREADS} Raft lanes),
  * one {@link RocksDbStore} ({@code DATA/log}, each group's log under its own key range), one gRPC
  * transport (one server port, one channel per peer process) and one {@link RaftClientService}.
  * Each group's term and vote are a key in that store ({@link RocksDbMetaStorage}), not a file;
@@ -57,6 +57,14 @@ public final class CounterGroups implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CounterGroups.class);
     private static final long SHUTDOWN_WAIT_MS = 10_000;
+    private static final int LOG_CACHE_ENTRIES = 64;
+    /**
+     * Raft lanes of the engine. A lane blocks while it writes a term and vote (the meta SPI is
+     * synchronous) or a follower's sparse append inline: with many groups those writes come from
+     * many groups at once, and RocksDB merges concurrent writers into one WAL sync, so more lanes
+     * than cores means more writes per fsync. A constant, whatever the number of groups.
+     */
+    private static final int RAFT_THREADS = 16;
 
     /**
      * What the process hosts: {@code groups} counters with ids {@code 0..groups-1}, each with
@@ -96,6 +104,9 @@ public final class CounterGroups implements AutoCloseable {
     private Path data;
     private RocksDbStore store;
     private GrpcRaftTransport transport;
+    /** Timing wheel (the process's shared one) and pools of every hosted group. */
+    private final RaftRuntime runtime = RaftRuntime.create(io.wheelraft.timer.Timers.shared(), RAFT_THREADS,
+            Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors())), Math.max(2, Runtime.getRuntime().availableProcessors()));
     private int lastLeading = -1;
     private boolean closed;
 
@@ -193,17 +204,26 @@ public final class CounterGroups implements AutoCloseable {
                     .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
                     .stateMachine(stateMachine)
                     .applyInline(true) // as the single counter: onApply is a few operations in memory
-                    .writeInline(true)
+                    // Appends go to the disk lanes: written inline they would fsync on whichever thread
+                    // delivered the append, often a transport I/O thread that many groups and the
+                    // per-process liveness pings share.
+                    .writeInline(false)
                     .logStorage(log)
                     .metaStorage(meta)
                     .snapshotStorage(snapshots)
-                    .meterRegistry(nodeMeters);
+                    .meterRegistry(nodeMeters)
+                    // A group idle for an election timeout goes quiet: no timer, no heartbeat of its own
+                    // (the transport's per-process liveness watch stands in for them).
+                    .quiesceAfterMs(settings.electionTimeoutMs())
+                    // The leader's cache of recent entries is per group: 2,048 slots each (the single
+                    // counter's default) would be 8 KiB per replica; catch-up reads storage past it.
+                    .logCacheEntries(LOG_CACHE_ENTRIES);
             try {
                 options.validate();
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            service = new RaftGroupService(groupId, settings.self(), options, transport);
+            service = new RaftGroupService(groupId, settings.self(), options, transport, runtime);
             Node node;
             try {
                 node = service.start();
@@ -380,5 +400,6 @@ public final class CounterGroups implements AutoCloseable {
             store.close();
             store = null;
         }
+        runtime.close();
     }
 }

@@ -22,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Three real {@code server --groups 20} processes (gRPC, RocksDB) driven through the command line:
- * every group elects one leader, a write to group G lands in G only, {@code status --groups}
- * prints the contract's lines, and a stopped process is {@code down} while the others take over
- * the groups it led.
+ * every group elects one leader and then goes quiet on every process, a write to group G lands in
+ * G only (and G goes quiet again), {@code status --groups} prints the contract's lines, and a
+ * SIGKILLed process is {@code down} while the others take over the groups it led and then go
+ * quiet without it.
  */
 class ManyGroupsIT {
 
@@ -55,23 +56,32 @@ class ManyGroupsIT {
 
     /** The leaders that {@code status --groups} reports in total (-1 if a line is not as the contract says). */
     private static int leadersReported(String peers, int expectedLines) {
+        return reported(peers, expectedLines, 3);
+    }
+
+    /** The quiet replicas that {@code status --groups} reports in total (-1 if a line is not as the contract says). */
+    private static int quietReported(String peers, int expectedLines) {
+        return reported(peers, expectedLines, 4);
+    }
+
+    private static int reported(String peers, int expectedLines, int field) {
         Result r = cli("status", "--peers", peers, "--groups", "--timeout-ms", "2000");
         String[] lines = r.out().strip().split("\n");
         if (lines.length != expectedLines) {
             return -1;
         }
-        int leaders = 0;
+        int total = 0;
         for (String line : lines) {
             Matcher m = LINE.matcher(line);
             if (m.matches()) {
-                leaders += Integer.parseInt(m.group(3));
+                total += Integer.parseInt(m.group(field));
             }
         }
-        return leaders;
+        return total;
     }
 
     @Test
-    void everyGroupElectsOneLeaderWritesStayInTheirGroupAndAStoppedProcessIsDown() throws Exception {
+    void everyGroupElectsOneLeaderGoesQuietWritesStayInTheirGroupAndAKilledProcessIsDown() throws Exception {
         List<String> endpoints = LocalCluster.freePorts(3).stream().map(p -> "127.0.0.1:" + p).toList();
         String peers = String.join(",", endpoints);
         for (int i = 0; i < 3; i++) {
@@ -81,6 +91,7 @@ class ManyGroupsIT {
             s.start();
         }
         LocalCluster.await("a leader for every group", 60_000, () -> leadersReported(peers, 3) == GROUPS);
+        LocalCluster.await("every replica of every group quiet", 60_000, () -> quietReported(peers, 3) == 3 * GROUPS);
 
         Result status = cli("status", "--peers", peers, "--groups");
         assertEquals(0, status.code(), status.err());
@@ -91,7 +102,7 @@ class ManyGroupsIT {
             assertTrue(m.matches(), lines[i]);
             assertEquals(endpoints.get(i), m.group(1), "lines in the order of --peers");
             assertEquals(Integer.toString(GROUPS), m.group(2));
-            assertEquals("0", m.group(4), "no group can go quiet yet");
+            assertEquals(Integer.toString(GROUPS), m.group(4), "every replica quiet");
         }
         // exactly one leader per group, as each replica reports it
         try (var a0 = new AdminClient(endpoints.get(0), RpcOptions.defaults());
@@ -116,8 +127,12 @@ class ManyGroupsIT {
             assertEquals(g == 7 ? "5" : "0", get.out().strip(), "group " + g);
         }
 
-        servers.get(2).stop();
-        LocalCluster.await("the groups the stopped process led led by the others", 60_000, () -> leadersReported(peers, 3) == GROUPS);
+        LocalCluster.await("group 7 quiet again after the writes and reads", 60_000, () -> quietReported(peers, 3) == 3 * GROUPS);
+
+        servers.get(2).kill();
+        LocalCluster.await("the groups the killed process led led by the others", 60_000, () -> leadersReported(peers, 3) == GROUPS);
+        // With one process down, every group still goes quiet on the two that are left.
+        LocalCluster.await("every group quiet on the live processes", 60_000, () -> quietReported(peers, 3) == 2 * GROUPS);
         Result after = cli("status", "--peers", peers, "--groups");
         assertEquals(0, after.code(), after.err());
         assertEquals(endpoints.get(2) + " down", after.out().strip().split("\n")[2]);

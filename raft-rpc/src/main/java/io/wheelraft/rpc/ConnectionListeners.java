@@ -6,9 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +33,8 @@ final class ConnectionListeners {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionListeners.class);
 
-    private final CopyOnWriteArrayList<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
+    /** A concurrent set, not a copy-on-write list: a process hosting N groups adds N listeners (N² copying otherwise). */
+    private final Set<ConnectionListener> listeners = ConcurrentHashMap.newKeySet();
     private volatile boolean silenced;
     private final Map<String, Told> endpoints = new ConcurrentHashMap<>();
 
@@ -43,7 +44,10 @@ final class ConnectionListeners {
      */
     private static final class Told {
         boolean watched;
+        /** Reported lost (by a break) or silent, and not restored since. */
         boolean lost;
+        /** The report was a break (a reset, a restart), not only silence. */
+        boolean broken;
         final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
         final RateLimitedLog restoredLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
         final RateLimitedLog restartedLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
@@ -91,10 +95,11 @@ final class ConnectionListeners {
     void fireLost(String endpoint, String why) {
         Told t = told(endpoint);
         synchronized (t) {
-            if (silenced || (t.watched && t.lost)) {
-                return;
+            if (silenced || (t.watched && t.lost && t.broken)) {
+                return; // a silent endpoint whose connection then breaks is reported again: a break says more
             }
             t.lost = true;
+            t.broken = true;
             t.lostLog.info(nowMs(), "connection to {} lost ({})", endpoint, why);
             deliverLost(endpoint);
         }
@@ -111,8 +116,8 @@ final class ConnectionListeners {
                 return;
             }
             t.lost = true;
-            t.lostLog.info(nowMs(), "connection to {} lost (silent: no sign of life for {} ms)", endpoint, silentMs);
-            deliverLost(endpoint);
+            t.lostLog.info(nowMs(), "connection to {} silent: no sign of life for {} ms", endpoint, silentMs);
+            deliverSilent(endpoint);
         }
     }
 
@@ -124,6 +129,7 @@ final class ConnectionListeners {
                 return;
             }
             t.lost = false;
+            t.broken = false;
             t.restoredLog.info(nowMs(), "connection to {} restored: it answers again", endpoint);
             deliverRestored(endpoint);
         }
@@ -140,13 +146,15 @@ final class ConnectionListeners {
             if (silenced) {
                 return;
             }
-            if (t.lost) {
+            if (t.broken) {
                 t.restartedLog.info(nowMs(), "connection to {} restored: it answers again, restarted", endpoint);
             } else {
+                // Not reported, or only silent: a restart is a loss (the old process's state is gone).
                 t.restartedLog.info(nowMs(), "{} restarted since it was last heard: reported lost and restored", endpoint);
                 deliverLost(endpoint);
             }
             t.lost = false;
+            t.broken = false;
             deliverRestored(endpoint);
         }
     }
@@ -161,6 +169,16 @@ final class ConnectionListeners {
                 l.onConnectionLost(endpoint);
             } catch (RuntimeException e) {
                 LOG.warn("connection listener {} failed on the loss of {}", l, endpoint, e);
+            }
+        }
+    }
+
+    private void deliverSilent(String endpoint) {
+        for (ConnectionListener l : listeners) {
+            try {
+                l.onPeerSilent(endpoint);
+            } catch (RuntimeException e) {
+                LOG.warn("connection listener {} failed on the silence of {}", l, endpoint, e);
             }
         }
     }

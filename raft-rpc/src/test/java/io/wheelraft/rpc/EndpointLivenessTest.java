@@ -35,6 +35,11 @@ class EndpointLivenessTest {
             }
 
             @Override
+            public void onPeerSilent(String endpoint) {
+                told.add("silent " + endpoint);
+            }
+
+            @Override
             public void onConnectionRestored(String endpoint) {
                 told.add("restored " + endpoint);
             }
@@ -64,21 +69,21 @@ class EndpointLivenessTest {
         peer.checkSilence(at(100 + SILENCE_MS));
         peer.checkSilence(at(100 + SILENCE_MS + 100));
         peer.checkSilence(at(100 + 10 * SILENCE_MS));
-        assertEquals(List.of("lost " + PEER), told, "one report per loss, however long it lasts");
+        assertEquals(List.of("silent " + PEER), told, "one report per loss, however long it lasts");
         assertTrue(listeners.reportedLost(PEER));
 
         peer.answered(OLD_PROCESS, at(20_000));
         peer.answered(OLD_PROCESS, at(20_100));
-        assertEquals(List.of("lost " + PEER, "restored " + PEER), told);
+        assertEquals(List.of("silent " + PEER, "restored " + PEER), told);
         assertFalse(listeners.reportedLost(PEER));
     }
 
     @Test
     void anEndpointThatNeverAnsweredIsSilentSinceItWasFirstWatched() {
         peer.checkSilence(at(SILENCE_MS));
-        assertEquals(List.of("lost " + PEER), told);
+        assertEquals(List.of("silent " + PEER), told);
         peer.answered(OLD_PROCESS, at(SILENCE_MS + 10));
-        assertEquals(List.of("lost " + PEER, "restored " + PEER), told, "its first answer is a return, not a restart");
+        assertEquals(List.of("silent " + PEER, "restored " + PEER), told, "its first answer is a return, not a restart");
     }
 
     @Test
@@ -90,9 +95,9 @@ class EndpointLivenessTest {
 
         peer.checkSilence(at(900));
         peer.heard(at(950));
-        assertEquals(List.of("lost " + PEER), told, "a Raft answer names no incarnation: it cannot tell a return from a restart");
+        assertEquals(List.of("silent " + PEER), told, "a Raft answer names no incarnation: it cannot tell a return from a restart");
         peer.answered(OLD_PROCESS, at(960));
-        assertEquals(List.of("lost " + PEER, "restored " + PEER), told);
+        assertEquals(List.of("silent " + PEER, "restored " + PEER), told);
     }
 
     @Test
@@ -109,6 +114,20 @@ class EndpointLivenessTest {
 
         listeners.fireLost(PEER, "outbound channel failed");
         assertEquals(List.of("lost " + PEER, "restored " + PEER, "lost " + PEER), told, "a loss after the return is a new loss");
+    }
+
+    @Test
+    void aSilentEndpointWhoseConnectionThenBreaksIsReportedLostTooAndARestartAfterSilenceAsALoss() {
+        peer.answered(OLD_PROCESS, at(0));
+        peer.checkSilence(at(SILENCE_MS));
+        listeners.fireLost(PEER, "outbound channel failed");
+        listeners.fireLost(PEER, "inbound connection closed");
+        assertEquals(List.of("silent " + PEER, "lost " + PEER), told, "the break says more than the silence: reported once");
+        peer.answered(OLD_PROCESS, at(2 * SILENCE_MS));
+        peer.checkSilence(at(3 * SILENCE_MS + 10));
+        peer.answered(NEW_PROCESS, at(3 * SILENCE_MS + 20));
+        assertEquals(List.of("silent " + PEER, "lost " + PEER, "restored " + PEER, "silent " + PEER, "lost " + PEER, "restored " + PEER),
+                told, "a process that restarted while silent was lost, not only slow");
     }
 
     @Test

@@ -68,6 +68,11 @@ class LivenessWatchTest {
         }
 
         @Override
+        public void onPeerSilent(String endpoint) {
+            events.add("silent " + endpoint);
+        }
+
+        @Override
         public void onConnectionRestored(String endpoint) {
             events.add("restored " + endpoint);
         }
@@ -132,17 +137,17 @@ class LivenessWatchTest {
         Told onA = listenTo(a);
 
         peer.answer(false); // its connection stays open: no reset, no GOAWAY, only silence
-        await("a is told the silent peer is lost", () -> onA.events.contains("lost " + peer.endpoint()));
+        await("a is told the silent peer is lost", () -> onA.events.contains("silent " + peer.endpoint()));
         int pinged = peer.pingsFrom(a.endpoint());
         // Each unanswered ping waits out its deadline (the silence allowance) before the next goes.
         await("two more silence allowances pass", () -> peer.pingsFrom(a.endpoint()) >= pinged + 2);
-        assertEquals(List.of("lost " + peer.endpoint()), onA.events, "reported once while it stays silent");
+        assertEquals(List.of("silent " + peer.endpoint()), onA.events, "reported once while it stays silent");
 
         peer.answer(true);
         await("a is told the peer is back", () -> onA.events.contains("restored " + peer.endpoint()));
         long answered = a.livenessPingsAnswered();
         await("more answers", () -> a.livenessPingsAnswered() >= answered + PINGS_PER_TWO_SILENCES);
-        assertEquals(List.of("lost " + peer.endpoint(), "restored " + peer.endpoint()), onA.events);
+        assertEquals(List.of("silent " + peer.endpoint(), "restored " + peer.endpoint()), onA.events);
     }
 
     @Test

@@ -235,6 +235,17 @@ public final class RaftCore {
         return election.onConnectionLost(endpoint, nowMs);
     }
 
+    /**
+     * The transport says {@code endpoint} went silent (no reset): groups with a member there stop
+     * counting on it to go quiet, and a quiet node wakes; a follower whose leader is there then
+     * campaigns as after any silent leader, at its election timeout (the process may only be slow).
+     */
+    public void onPeerSilent(String endpoint, long nowMs) {
+        if (quiescence.endpointLost(endpoint) && quiet()) {
+            quiescence.wake(false, nowMs);
+        }
+    }
+
     /** The transport says {@code endpoint} answers again, or restarted: a leader wakes to catch members there up. */
     public void onConnectionRestored(String endpoint, long nowMs) {
         if (quiescence.endpointRestored(endpoint) && role == Role.LEADER) {

@@ -215,7 +215,13 @@ final class Replication implements PriorityHandover.Followers {
         long round = ++heartbeatRound;
         if (!readRound) {
             leaseRoundSentMs.put(round, nowMs);
-            leaseRoundSentMs.headMap(round - 1024).clear(); // answers older than that no longer matter
+            // A round sent more than a lease ago can no longer make the lease valid (an answer to it
+            // then counts as none, which only shortens the lease): keep only the rounds that can.
+            // Idle, that is one or two entries per leader instead of up to 1,024 (many groups per process).
+            leaseRoundSentMs.headMap(round - 1024).clear();
+            while (leaseRoundSentMs.size() > 1 && leaseRoundSentMs.get(leaseRoundSentMs.firstKey()) < nowMs - config.leaseMs()) {
+                leaseRoundSentMs.remove(leaseRoundSentMs.firstKey());
+            }
             rankTurns();
         }
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {

@@ -689,6 +689,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     @Override
+    public void onPeerSilent(String endpoint) {
+        onLane(() -> step(() -> core.onPeerSilent(endpoint, now())));
+    }
+
+    @Override
     public void onConnectionRestored(String endpoint) {
         onLane(() -> step(() -> core.onConnectionRestored(endpoint, now())));
     }

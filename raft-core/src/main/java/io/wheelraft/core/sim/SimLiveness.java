@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 /**
  * The simulated processes' liveness watch, as a transport with a per-process heartbeat keeps it
  * (see {@link SimNetwork#watchLiveness}): one ping per ordered pair of processes per interval,
+ * a silent process reported with {@code onPeerSilent}, a restarted one as lost and restored,
  * lost like any message (the network's drop rate, partitions, dead or hung processes).
  */
 final class SimLiveness {
@@ -25,6 +26,8 @@ final class SimLiveness {
     private final Map<String, Map<String, Long>> lastHeard = new HashMap<>();
     /** watcher -> watched -> the incarnation last heard from. */
     private final Map<String, Map<String, Integer>> heardIncarnation = new HashMap<>();
+    /** watcher -> the endpoints it has reported silent (and not lost by a break since). */
+    private final Map<String, Set<String>> silentOnly = new HashMap<>();
     /** watcher -> the endpoints it has reported lost and not back. */
     private final Map<String, Set<String>> reportedLost = new HashMap<>();
 
@@ -49,6 +52,7 @@ final class SimLiveness {
     /** The connection broke and {@code at} already reported {@code lost}: silence must not report it again. */
     void markLost(String at, String lost) {
         reportedLost.computeIfAbsent(at, k -> new HashSet<>()).add(lost);
+        silentOnly.computeIfAbsent(at, k -> new HashSet<>()).remove(lost);
     }
 
     private void tick() {
@@ -74,9 +78,14 @@ final class SimLiveness {
                 && network.random().nextDouble() >= network.faults().dropRate;
         if (answered) {
             Integer before = incarnations.put(b.endpoint, b.incarnation);
+            boolean restarted = before != null && before != b.incarnation;
+            boolean wasSilentOnly = silentOnly.computeIfAbsent(a.endpoint, k -> new HashSet<>()).remove(b.endpoint);
             if (lost.remove(b.endpoint)) {
+                if (restarted && wasSilentOnly) {
+                    report(a, l -> l.onConnectionLost(b.endpoint)); // it restarted while silent: lost, not only slow
+                }
                 report(a, l -> l.onConnectionRestored(b.endpoint));
-            } else if (before != null && before != b.incarnation) {
+            } else if (restarted) {
                 report(a, l -> l.onConnectionLost(b.endpoint)); // restarted within the silence window
                 report(a, l -> l.onConnectionRestored(b.endpoint));
             }
@@ -85,7 +94,8 @@ final class SimLiveness {
         }
         long last = heard.computeIfAbsent(b.endpoint, k -> now);
         if (now - last >= silenceMs && lost.add(b.endpoint)) {
-            report(a, l -> l.onConnectionLost(b.endpoint));
+            silentOnly.computeIfAbsent(a.endpoint, k -> new HashSet<>()).add(b.endpoint);
+            report(a, l -> l.onPeerSilent(b.endpoint));
         }
     }
 

@@ -5,9 +5,9 @@ package io.wheelraft.core.spi;
  *
  * <p>A transport that {@link RaftTransport#reportsSilentPeers() reports silent peers} watches every
  * remote endpoint with one heartbeat per process pair, whatever the number of groups, and calls
- * {@link #onConnectionLost} also when an endpoint goes silent without a reset (a partition, a
- * stopped host). Only then may groups go quiet: a quiet group sends no heartbeats of its own and
- * relies on these reports to learn that its leader or a follower is gone.
+ * {@link #onPeerSilent} when an endpoint goes silent without a reset (a partition, a stopped host,
+ * or only a busy one). Only then may groups go quiet: a quiet group sends no heartbeats of its own
+ * and relies on these reports to learn that its leader or a follower is gone.
  */
 public interface ConnectionListener {
 
@@ -19,7 +19,16 @@ public interface ConnectionListener {
     void onConnectionLost(String endpoint);
 
     /**
-     * {@code endpoint} answers again after it was reported lost, or it restarted (a new process
+     * {@code endpoint} has not answered the transport's liveness heartbeat for its silence window,
+     * though its connection did not reset. Weaker than {@link #onConnectionLost}: the process may
+     * only be slow, so it calls for the caution of a silent leader (an election timeout), not the
+     * fast failover of a broken connection. Reported once per loss; default: nothing.
+     */
+    default void onPeerSilent(String endpoint) {
+    }
+
+    /**
+     * {@code endpoint} answers again after it was reported lost or silent, or it restarted (a new process
      * at the same address) since it was last heard. Groups with a member there wake up so that
      * member is caught up. A listener that keeps no per-endpoint state may ignore it.
      */

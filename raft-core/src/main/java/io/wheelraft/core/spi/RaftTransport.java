@@ -95,7 +95,8 @@ public interface RaftTransport extends AutoCloseable {
     /**
      * Whether this transport watches every remote endpoint it talks to with a per-process
      * heartbeat and reports one that goes silent (no reset, no answer) to its
-     * {@link ConnectionListener}s within {@link #silentPeerDetectMs()}, and one that answers
+     * {@link ConnectionListener}s ({@link ConnectionListener#onPeerSilent}) within
+     * {@link #silentPeerDetectMs()}, and one that answers
      * again or restarted with {@link ConnectionListener#onConnectionRestored}. Groups go quiet
      * only on such a transport: without the reports a quiet follower would never notice a
      * black-holed leader. False by default.
