@@ -1,0 +1,75 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.Iterator;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.StateMachineAdapter;
+import io.wheelraft.core.sim.SimFaults;
+import io.wheelraft.core.sim.SimNetwork;
+import io.wheelraft.core.sim.SimRuntime;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.core.storage.memory.MemoryMetaStorage;
+import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A node may go quiet only on a transport that reports silent peers; it says so at construction otherwise. */
+class NodeQuiescenceOptionTest {
+
+    private static final PeerId N1 = new PeerId("n1", 1001);
+
+    private final SimRuntime runtime = new SimRuntime(3);
+    private final SimNetwork network = new SimNetwork(runtime, new Random(3), new SimFaults());
+
+    private NodeOptions options() {
+        return new NodeOptions()
+                .initialConfiguration(new Configuration(List.of(N1)))
+                .stateMachine(new StateMachineAdapter() {
+                    @Override
+                    public void onApply(Iterator it) {
+                        while (it.hasNext()) {
+                            it.next();
+                        }
+                    }
+                })
+                .logStorage(new MemoryLogStorage())
+                .metaStorage(new MemoryMetaStorage())
+                .snapshotStorage(new MemorySnapshotStorage())
+                .timer(runtime.timer())
+                .snapshotIntervalSecs(0)
+                .quiesceAfterMs(500);
+    }
+
+    @Test
+    void quiescenceOnATransportWithoutSilentPeerReportsIsRefusedWithWhatToDo() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new NodeImpl("g", N1, options(), network.transport(N1.endpoint()), runtime));
+        assertTrue(e.getMessage().contains("quiesceAfterMs is 500") && e.getMessage().contains("does not report silent peers")
+                && e.getMessage().contains("set quiesceAfterMs to 0"), e.getMessage());
+    }
+
+    @Test
+    void aNegativeQuiesceAfterMsIsRefusedByValidation() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> options().quiesceAfterMs(-1).validate());
+        assertTrue(e.getMessage().contains("quiesceAfterMs must be >= 0"), e.getMessage());
+    }
+
+    @Test
+    void withTheLivenessWatchTheNodeStartsAndASingleMemberGroupGoesQuiet() {
+        network.watchLiveness(20, 100);
+        NodeImpl node = new NodeImpl("g", N1, options(), network.transport(N1.endpoint()), runtime).start();
+        assertFalse(node.isQuiet(), "not quiet before it has led and settled");
+        for (int t = 0; t < 10_000 && !node.isQuiet(); t++) {
+            runtime.step();
+        }
+        assertTrue(node.isLeader(), "the single member leads");
+        assertTrue(node.isQuiet(), "a single-member leader with nothing to do goes quiet");
+    }
+}
