@@ -164,31 +164,24 @@ final class ConnectionListeners {
     }
 
     private void deliverLost(String endpoint) {
-        for (ConnectionListener l : listeners) {
-            try {
-                l.onConnectionLost(endpoint);
-            } catch (RuntimeException e) {
-                LOG.warn("connection listener {} failed on the loss of {}", l, endpoint, e);
-            }
-        }
+        deliver(endpoint, "loss", ConnectionListener::onConnectionLost);
     }
 
     private void deliverSilent(String endpoint) {
-        for (ConnectionListener l : listeners) {
-            try {
-                l.onPeerSilent(endpoint);
-            } catch (RuntimeException e) {
-                LOG.warn("connection listener {} failed on the silence of {}", l, endpoint, e);
-            }
-        }
+        deliver(endpoint, "silence", ConnectionListener::onPeerSilent);
     }
 
     private void deliverRestored(String endpoint) {
+        deliver(endpoint, "return", ConnectionListener::onConnectionRestored);
+    }
+
+    /** Tells every listener; one that throws is logged and the others are still told. */
+    private void deliver(String endpoint, String what, java.util.function.BiConsumer<ConnectionListener, String> report) {
         for (ConnectionListener l : listeners) {
             try {
-                l.onConnectionRestored(endpoint);
+                report.accept(l, endpoint);
             } catch (RuntimeException e) {
-                LOG.warn("connection listener {} failed on the return of {}", l, endpoint, e);
+                LOG.warn("connection listener {} failed on the {} of {}", l, what, endpoint, e);
             }
         }
     }

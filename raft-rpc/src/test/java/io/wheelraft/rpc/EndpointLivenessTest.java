@@ -1,10 +1,8 @@
 package io.wheelraft.rpc;
 
-import io.wheelraft.core.spi.ConnectionListener;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,26 +22,12 @@ class EndpointLivenessTest {
     private static final long NEW_PROCESS = 42;
 
     private final ConnectionListeners listeners = new ConnectionListeners();
-    private final List<String> told = new CopyOnWriteArrayList<>();
+    private final RecordingConnectionListener recorder = new RecordingConnectionListener();
+    private final List<String> told = recorder.events;
     private final EndpointLiveness peer = new EndpointLiveness(PEER, listeners, SILENCE_MS, at(0));
 
     EndpointLivenessTest() {
-        listeners.add(new ConnectionListener() {
-            @Override
-            public void onConnectionLost(String endpoint) {
-                told.add("lost " + endpoint);
-            }
-
-            @Override
-            public void onPeerSilent(String endpoint) {
-                told.add("silent " + endpoint);
-            }
-
-            @Override
-            public void onConnectionRestored(String endpoint) {
-                told.add("restored " + endpoint);
-            }
-        });
+        listeners.add(recorder);
         listeners.watch(PEER);
     }
 

@@ -1,14 +1,12 @@
 package io.wheelraft.rpc;
 
 import io.wheelraft.core.PeerId;
-import io.wheelraft.core.spi.ConnectionListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -58,28 +56,8 @@ class LivenessWatchTest {
         return p;
     }
 
-    /** What a transport's listeners were told, in order: "lost host:port", "restored host:port". */
-    private static final class Told implements ConnectionListener {
-        final List<String> events = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void onConnectionLost(String endpoint) {
-            events.add("lost " + endpoint);
-        }
-
-        @Override
-        public void onPeerSilent(String endpoint) {
-            events.add("silent " + endpoint);
-        }
-
-        @Override
-        public void onConnectionRestored(String endpoint) {
-            events.add("restored " + endpoint);
-        }
-    }
-
-    private static Told listenTo(GrpcRaftTransport t) {
-        Told told = new Told();
+    private static RecordingConnectionListener listenTo(GrpcRaftTransport t) {
+        RecordingConnectionListener told = new RecordingConnectionListener();
         t.addConnectionListener(told);
         return told;
     }
@@ -98,10 +76,10 @@ class LivenessWatchTest {
     void anIdlePeerThatAnswersIsNeverReported() throws Exception {
         GrpcRaftTransport a = start(RpcOptions.defaults());
         GrpcRaftTransport b = start(RpcOptions.defaults());
-        Told onB = listenTo(b);
+        RecordingConnectionListener onB = listenTo(b);
         a.prepareConnection(Requests.peerAt(b));
         await("b answers a ping", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
 
         // No Raft traffic at all: only the pings keep b alive in a's eyes, for three silence allowances.
         long pings = 1 + 3 * RpcOptions.defaults().livenessSilenceMs() / RpcOptions.defaults().livenessIntervalMs();
@@ -118,7 +96,7 @@ class LivenessWatchTest {
         GrpcRaftTransport b = start(FAST);
         a.prepareConnection(Requests.peerAt(b));
         await("b answers a ping", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
 
         b.close();
         await("a is told b is lost", () -> onA.events.contains("lost " + b.endpoint()));
@@ -134,7 +112,7 @@ class LivenessWatchTest {
         GrpcRaftTransport a = start(FAST);
         a.prepareConnection(PeerId.parse(peer.endpoint()));
         await("the peer answers", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
 
         peer.answer(false); // its connection stays open: no reset, no GOAWAY, only silence
         await("a is told the silent peer is lost", () -> onA.events.contains("silent " + peer.endpoint()));
@@ -156,7 +134,7 @@ class LivenessWatchTest {
         GrpcRaftTransport b = start(FAST);
         a.prepareConnection(Requests.peerAt(b));
         await("b answers a ping", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
         String endpoint = b.endpoint();
         long oldIncarnation = b.incarnation();
 
@@ -176,7 +154,7 @@ class LivenessWatchTest {
         GrpcRaftTransport a = start(FAST);
         a.prepareConnection(PeerId.parse(peer.endpoint()));
         await("the peer answers", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
 
         peer.restartAs(2002); // a new process answering on the same connection's address, without a gap
         await("a is told", () -> onA.events.contains("restored " + peer.endpoint()));
@@ -209,7 +187,7 @@ class LivenessWatchTest {
         FakeLivenessPeer peer = fakePeer();
         GrpcRaftTransport off = start(RpcOptions.builder().livenessWatch(false).build());
         GrpcRaftTransport bystander = start(FAST);
-        Told onOff = listenTo(off);
+        RecordingConnectionListener onOff = listenTo(off);
         assertFalse(off.reportsSilentPeers());
         assertTrue(bystander.reportsSilentPeers());
         assertEquals(SILENCE_MS + INTERVAL_MS, bystander.silentPeerDetectMs());
@@ -235,7 +213,7 @@ class LivenessWatchTest {
         a.prepareConnection(PeerId.parse(peer.endpoint()));
         bystander.prepareConnection(PeerId.parse(peer.endpoint()));
         await("a's pings answered", () -> a.livenessPingsAnswered() >= 1);
-        Told onA = listenTo(a);
+        RecordingConnectionListener onA = listenTo(a);
         String aEndpoint = a.endpoint();
 
         peer.answer(false); // silent from now: a report would come after the allowance, were a still open

@@ -314,11 +314,16 @@ public final class SimCluster {
 
     /** Steps until {@code condition} holds, at most {@code maxMs}; true if it held. */
     public boolean runUntil(BooleanSupplier condition, long maxMs) {
+        return stepUntil(condition, maxMs, this::step);
+    }
+
+    /** Runs {@code step} (one simulated ms) until {@code condition} holds, at most {@code maxMs} times; true if it held. */
+    static boolean stepUntil(BooleanSupplier condition, long maxMs, Runnable step) {
         for (long t = 0; t < maxMs; t++) {
             if (condition.getAsBoolean()) {
                 return true;
             }
-            step();
+            step.run();
         }
         return condition.getAsBoolean();
     }

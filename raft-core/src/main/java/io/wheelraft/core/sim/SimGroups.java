@@ -105,13 +105,10 @@ public final class SimGroups {
         }
     }
 
+    /** Splits the processes (by member index; every group has the same members) as {@link SimCluster#partition} does. */
     @SafeVarargs
     public final void partition(List<Integer>... sides) {
-        List<String>[] endpoints = new List[sides.length];
-        for (int s = 0; s < sides.length; s++) {
-            endpoints[s] = sides[s].stream().map(i -> groups.get(0).peer(i).endpoint()).toList();
-        }
-        network.partition(endpoints);
+        groups.get(0).partition(sides); // the network is shared: one group's split is every group's
     }
 
     public void heal() {
@@ -126,13 +123,7 @@ public final class SimGroups {
 
     /** Steps until {@code condition} holds, at most {@code maxMs}; true if it held. */
     public boolean runUntil(BooleanSupplier condition, long maxMs) {
-        for (long t = 0; t < maxMs; t++) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            step();
-        }
-        return condition.getAsBoolean();
+        return SimCluster.stepUntil(condition, maxMs, this::step);
     }
 
     private void step() {
