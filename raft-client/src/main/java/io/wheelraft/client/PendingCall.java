@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class PendingCall {
 
+    /** The client (and so the group) the call belongs to. */
+    final RaftClient owner;
     final boolean command;
     /** Commands: this client's sequence number (the same in every attempt). */
     final long sequence;
@@ -43,7 +45,8 @@ final class PendingCall {
     volatile boolean reachedAny;
     final long startNanos = System.nanoTime();
 
-    PendingCall(boolean command, long sequence, ByteString payload, ReadMode mode, long minIndex, long deadlineNanos) {
+    PendingCall(RaftClient owner, boolean command, long sequence, ByteString payload, ReadMode mode, long minIndex, long deadlineNanos) {
+        this.owner = owner;
         this.command = command;
         this.sequence = sequence;
         this.payload = payload;

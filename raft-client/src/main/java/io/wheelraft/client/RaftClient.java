@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.wheelraft.client.proto.ClientCall;
-import io.wheelraft.client.proto.ClientReplies;
 import io.wheelraft.client.proto.ClientReply;
 import io.wheelraft.client.proto.Command;
 import io.wheelraft.client.proto.LeaderReply;
@@ -13,7 +12,6 @@ import io.wheelraft.client.proto.Query;
 import io.wheelraft.client.proto.RaftClientServiceGrpc;
 import io.wheelraft.client.proto.ReadConsistency;
 import io.wheelraft.core.PeerId;
-import io.wheelraft.rpc.RaftChannels;
 import io.wheelraft.rpc.RpcOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -53,6 +50,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * learns it at the first contact and from then on sends it no command and no read (follower reads
  * included) and never takes it for the leader, whatever a hint says.
  *
+ * <p>Clients of many groups in one process should share one {@link RaftClientTransport} (see
+ * {@link Builder#transport}): one connection and one timer for all of them. Without one, a client
+ * makes its own.
+ *
  * <p>Concurrent calls from any number of threads share one stream per server; what is queued
  * leaves in one message (calls started from the callbacks of one message of answers leave
  * together once those callbacks have run), and gRPC flow control applies end to end. At most
@@ -66,7 +67,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RaftClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftClient.class);
-    private static final long SWEEP_MS = 5;
     private static final long PROBE_TIMEOUT_MS = 300;
     /**
      * While calls wait for a leader (an election is under way), how often the client asks every
@@ -84,7 +84,8 @@ public final class RaftClient implements AutoCloseable {
         private Duration silence = Duration.ofMillis(300);
         private int maxOutstanding = 10_000;
         private boolean followerReads;
-        private RpcOptions rpcOptions = RpcOptions.defaults();
+        private RpcOptions rpcOptions;
+        private RaftClientTransport transport;
 
         private Builder() {
         }
@@ -135,9 +136,18 @@ public final class RaftClient implements AutoCloseable {
             return this;
         }
 
-        /** Channel settings: TLS, message size, keep-alive (those of the servers' transport). */
+        /** Channel settings: TLS, message size, keep-alive (those of the servers' transport). Not with {@link #transport}. */
         public Builder rpcOptions(RpcOptions rpcOptions) {
-            this.rpcOptions = rpcOptions;
+            this.rpcOptions = Objects.requireNonNull(rpcOptions, "rpcOptions");
+            return this;
+        }
+
+        /**
+         * Share {@code transport} (its connections, timer and channel settings) with the clients of
+         * other groups; closing this client leaves it open. Default: a private one.
+         */
+        public Builder transport(RaftClientTransport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
@@ -164,6 +174,12 @@ public final class RaftClient implements AutoCloseable {
             if (maxOutstanding <= 0) {
                 throw new IllegalArgumentException("maxOutstanding must be positive, was " + maxOutstanding);
             }
+            if (transport != null && rpcOptions != null) {
+                throw new IllegalArgumentException("set rpcOptions on the shared RaftClientTransport, not on a client that uses one");
+            }
+            if (transport != null && transport.isClosed()) {
+                throw new IllegalArgumentException("the shared RaftClientTransport is closed");
+            }
             return new RaftClient(this);
         }
     }
@@ -178,18 +194,19 @@ public final class RaftClient implements AutoCloseable {
     private final long timeoutNanos;
     private final long silenceNanos;
     private final boolean followerReads;
-    private final RpcOptions rpcOptions;
+    private final RaftClientTransport transport;
+    /** Whether {@link #transport} is this client's own (closed with it). */
+    private final boolean ownsTransport;
     private final int maxOutstanding;
     private final Semaphore slots;
     /** Every call not yet ended, including those waiting out a backoff (for close). */
     private final java.util.Set<PendingCall> outstanding = ConcurrentHashMap.newKeySet();
-    private final Map<String, ServerConnection> connections = new ConcurrentHashMap<>();
     /** Endpoints known to be witnesses: never sent calls, never followed as leader. */
     private final java.util.Set<String> witnesses = ConcurrentHashMap.newKeySet();
-    private final Map<Long, PendingCall> inFlight = new ConcurrentHashMap<>();
+    /** When this client last asked around about a silent server, by endpoint (System.nanoTime). */
+    private final Map<String, Long> lastProbeNanos = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<Long, PendingCall> unansweredCommands = new ConcurrentSkipListMap<>();
     private final Object sequenceLock = new Object();
-    private final AtomicLong callIds = new AtomicLong();
     private final AtomicLong lastIndex = new AtomicLong();
     private final AtomicInteger roundRobin = new AtomicInteger(ThreadLocalRandom.current().nextInt(1 << 16));
     private final ScheduledExecutorService timer;
@@ -207,15 +224,14 @@ public final class RaftClient implements AutoCloseable {
         this.timeoutNanos = b.timeout.toNanos();
         this.silenceNanos = b.silence.toNanos();
         this.followerReads = b.followerReads;
-        this.rpcOptions = b.rpcOptions;
+        this.ownsTransport = b.transport == null;
+        this.transport = ownsTransport
+                ? RaftClientTransport.privateFor(groupId, b.rpcOptions == null ? RpcOptions.defaults() : b.rpcOptions)
+                : b.transport;
         this.maxOutstanding = b.maxOutstanding;
         this.slots = new Semaphore(b.maxOutstanding);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "raft-client-timer-" + groupId);
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
+        this.timer = transport.timer();
+        transport.attach(this);
     }
 
     public String clientId() {
@@ -259,7 +275,7 @@ public final class RaftClient implements AutoCloseable {
         PendingCall call;
         synchronized (sequenceLock) {
             // Registered under the same lock as its number, so first_unacked never skips a sequence.
-            call = new PendingCall(true, ++lastSequence, ByteString.copyFrom(command), null, 0, deadline);
+            call = new PendingCall(this, true, ++lastSequence, ByteString.copyFrom(command), null, 0, deadline);
             unansweredCommands.put(call.sequence, call);
         }
         outstanding.add(call);
@@ -281,7 +297,7 @@ public final class RaftClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new OverloadedException(
                     "more than " + slotsTotal() + " calls outstanding until the deadline; nothing was sent"));
         }
-        PendingCall call = new PendingCall(false, 0, ByteString.copyFrom(query), mode, minIndex, deadline);
+        PendingCall call = new PendingCall(this, false, 0, ByteString.copyFrom(query), mode, minIndex, deadline);
         outstanding.add(call);
         dispatch(call);
         return call.future;
@@ -367,16 +383,12 @@ public final class RaftClient implements AutoCloseable {
             return;
         }
         ServerConnection target = connection(pickTarget(call, now));
-        long id = callIds.incrementAndGet();
-        inFlight.remove(call.callId);
-        call.callId = id;
         call.target = target;
         call.sentOn = null;
         call.sentNanos = 0;
         call.attemptSent = false;
         call.queuedNanos = now;
-        inFlight.put(id, call);
-        target.send(call, id);
+        target.send(call, transport.track(call));
     }
 
     private String pickTarget(PendingCall call, long now) {
@@ -387,8 +399,7 @@ public final class RaftClient implements AutoCloseable {
         }
         for (int i = 0; i < endpoints.size(); i++) {
             String e = endpoints.get(Math.floorMod(roundRobin.getAndIncrement(), endpoints.size()));
-            ServerConnection c = connections.get(e);
-            if ((c == null || !c.avoided(now)) && !witnesses.contains(e)) {
+            if (!connection(e).avoided(now) && !witnesses.contains(e)) {
                 return e;
             }
         }
@@ -403,7 +414,11 @@ public final class RaftClient implements AutoCloseable {
     }
 
     private ServerConnection connection(String endpoint) {
-        return connections.computeIfAbsent(endpoint, e -> new ServerConnection(e, RaftChannels.open(e, rpcOptions), this));
+        return transport.connection(endpoint);
+    }
+
+    long silenceNanos() {
+        return silenceNanos;
     }
 
     /** The wire form of the current attempt (built when it leaves, so first_unacked is fresh). */
@@ -430,17 +445,8 @@ public final class RaftClient implements AutoCloseable {
 
     // ---- answers ----
 
-    void onReplies(ServerConnection from, ClientReplies replies) {
-        for (ClientReply r : replies.getRepliesList()) {
-            PendingCall call = inFlight.remove(r.getCallId());
-            if (call == null || call.done()) {
-                continue; // an abandoned attempt
-            }
-            onReply(from, call, r);
-        }
-    }
-
-    private void onReply(ServerConnection from, PendingCall call, ClientReply r) {
+    /** The answer to {@code call}'s current attempt (the transport has stopped tracking it). */
+    void onReply(ServerConnection from, PendingCall call, ClientReply r) {
         call.attemptSent = false; // answered: this attempt's fate is known (UNKNOWN says so itself)
         call.reachedAny = true;
         switch (r.getOutcome()) {
@@ -505,27 +511,11 @@ public final class RaftClient implements AutoCloseable {
         }
     }
 
-    /** A stream broke: its calls may have reached the server; queued ones never left. All go elsewhere. */
-    void onStreamBroken(ServerConnection conn, Object stream, String why) {
-        long now = System.nanoTime();
-        conn.avoidUntilNanos = now + TimeUnit.MILLISECONDS.toNanos(100);
-        forgetLeader(conn.endpoint);
-        if (!closed) {
-            LOG.debug("stream to {} broke: {}", conn.endpoint, why);
-        }
-        List<PendingCall> moved = new ArrayList<>(conn.takeQueued());
-        for (PendingCall call : inFlight.values()) {
-            if (call.target == conn && call.sentOn == stream) {
-                moved.add(call);
-            }
-        }
-        for (PendingCall call : moved) {
-            if (inFlight.remove(call.callId, call)) {
-                abandonAttempt(call);
-                call.lastReason = conn.endpoint + ": " + why;
-                retryLater(call);
-            }
-        }
+    /** The stream {@code call}'s current attempt went on broke (the transport has stopped tracking it): it goes elsewhere. */
+    void streamBroke(PendingCall call, String why) {
+        abandonAttempt(call);
+        call.lastReason = why;
+        retryLater(call);
     }
 
     /** The current attempt is given up without an answer: if it had left, it may still be applied. */
@@ -536,7 +526,7 @@ public final class RaftClient implements AutoCloseable {
         call.attemptSent = false;
     }
 
-    private void forgetLeader(String endpoint) {
+    void forgetLeader(String endpoint) {
         if (endpoint.equals(leader)) {
             leader = null;
         }
@@ -661,39 +651,11 @@ public final class RaftClient implements AutoCloseable {
         }
     }
 
-    // ---- time: deadlines and silent servers ----
+    // ---- time: deadlines and silent servers (the transport's sweep calls these) ----
 
-    private void sweep() {
-        try {
-            long now = System.nanoTime();
-            List<ServerConnection> silent = null;
-            for (PendingCall call : inFlight.values()) {
-                if (now - call.deadlineNanos >= 0) {
-                    if (inFlight.remove(call.callId, call)) {
-                        timedOut(call);
-                    }
-                    continue;
-                }
-                ServerConnection c = call.target;
-                // Sent and unanswered, or still queued because the stream never became ready.
-                long sent = call.sentNanos != 0 ? call.sentNanos : call.queuedNanos;
-                if (c != null && now - sent > silenceNanos && c.lastHeardNanos - sent < 0) {
-                    if (silent == null) {
-                        silent = new ArrayList<>();
-                    }
-                    if (!silent.contains(c)) {
-                        silent.add(c);
-                    }
-                }
-            }
-            if (silent != null) {
-                for (ServerConnection c : silent) {
-                    probeAround(c, now);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("raft client sweep failed: {}", e.toString());
-        }
+    /** {@code call}'s deadline passed (the transport has stopped tracking it). */
+    void deadlinePassed(PendingCall call) {
+        timedOut(call);
     }
 
     /**
@@ -702,11 +664,12 @@ public final class RaftClient implements AutoCloseable {
      * unanswered: they name the silent leader until a new one is elected) and move the calls
      * waiting on it to a leader named by one of them.
      */
-    private void probeAround(ServerConnection suspect, long now) {
-        if (now - suspect.lastProbeNanos < TimeUnit.MILLISECONDS.toNanos(LEADER_POLL_MS)) {
+    void probeAround(ServerConnection suspect, long now) {
+        Long last = lastProbeNanos.get(suspect.endpoint);
+        if (last != null && now - last < TimeUnit.MILLISECONDS.toNanos(LEADER_POLL_MS)) {
             return;
         }
-        suspect.lastProbeNanos = now;
+        lastProbeNanos.put(suspect.endpoint, now);
         AtomicLong bestTerm = new AtomicLong(-1);
         for (String e : endpoints) {
             if (e.equals(suspect.endpoint)) {
@@ -738,33 +701,23 @@ public final class RaftClient implements AutoCloseable {
     }
 
     private void moveCalls(ServerConnection suspect, String newLeader) {
-        if (closed || noCallsOn(suspect)) {
+        if (closed || !transport.hasCallsOn(this, suspect)) {
             return;
         }
         LOG.debug("{} is silent; {} leads now: moving its calls", suspect.endpoint, newLeader);
         leader = newLeader;
         suspect.avoidUntilNanos = System.nanoTime() + silenceNanos;
-        List<PendingCall> moved = new ArrayList<>();
-        for (PendingCall call : inFlight.values()) {
-            if (call.target == suspect && inFlight.remove(call.callId, call)) {
-                abandonAttempt(call);
-                moved.add(call);
-            }
+        List<PendingCall> moved = transport.takeCallsOn(this, suspect);
+        for (PendingCall call : moved) {
+            abandonAttempt(call);
         }
+        // The server is silent to every group (the sweep judges the shared connection): its other
+        // calls move too, through the broken stream.
         suspect.abandonStream("silent: another member names " + newLeader + " as leader");
         for (PendingCall call : moved) {
             call.lastReason = suspect.endpoint + " stayed silent; " + newLeader + " leads now";
             dispatch(call);
         }
-    }
-
-    private boolean noCallsOn(ServerConnection c) {
-        for (PendingCall call : inFlight.values()) {
-            if (call.target == c) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // ---- ending calls ----
@@ -803,7 +756,7 @@ public final class RaftClient implements AutoCloseable {
         if (!call.finished.compareAndSet(false, true)) {
             return;
         }
-        inFlight.remove(call.callId, call);
+        transport.untrack(call);
         outstanding.remove(call);
         if (call.command) {
             unansweredCommands.remove(call.sequence);
@@ -816,27 +769,32 @@ public final class RaftClient implements AutoCloseable {
         }
     }
 
-    /** Ends every outstanding call (not applied, or unknown if an attempt left) and closes the channels. */
+    /**
+     * Ends every outstanding call (not applied, or unknown if an attempt left); closes the
+     * transport if it is this client's own, else leaves it to the other clients.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        timer.shutdownNow();
+        transport.detach(this);
+        endOutstanding("the client was closed");
+        if (ownsTransport) {
+            transport.close();
+        }
+    }
+
+    /** The shared transport was closed under this client. */
+    void transportClosed() {
+        closed = true;
+        endOutstanding("the client's transport was closed");
+    }
+
+    private void endOutstanding(String why) {
         for (PendingCall call : new ArrayList<>(outstanding)) {
-            fail(call, "the client was closed");
-        }
-        for (ServerConnection c : connections.values()) {
-            c.channel().shutdownNow();
-        }
-        for (ServerConnection c : connections.values()) {
-            try {
-                c.channel().awaitTermination(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+            fail(call, why);
         }
     }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A {@link RaftClient}'s link to one server: one channel and one bidirectional stream, shared by
- * every call to that server from any thread. Calls are queued; whichever thread finds the queue
+ * A {@link RaftClientTransport}'s link to one server: one channel and one bidirectional stream,
+ * shared by every call to that server from any thread and any group's {@link RaftClient}. Calls are queued; whichever thread finds the queue
  * unattended sends everything queued in one message (up to {@link #MAX_CALLS_PER_MESSAGE}), so
  * concurrent callers coalesce without a thread of their own; calls queued by the callbacks of one
  * message of answers wait until all its answers are handled ({@link SendGathering#CALLS}). Nothing is written while gRPC says
@@ -80,16 +80,15 @@ final class ServerConnection implements SendGathering.Sender {
     final String endpoint;
     private final ManagedChannel channel;
     private final RaftClientServiceGrpc.RaftClientServiceStub stub;
-    private final RaftClient owner;
+    private final RaftClientTransport owner;
     private final ConcurrentLinkedQueue<Attempt> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
     private volatile Stream stream;
     volatile long lastHeardNanos;
     /** Until when the client avoids this server (its stream just broke), by System.nanoTime. */
     volatile long avoidUntilNanos;
-    volatile long lastProbeNanos;
 
-    ServerConnection(String endpoint, ManagedChannel channel, RaftClient owner) {
+    ServerConnection(String endpoint, ManagedChannel channel, RaftClientTransport owner) {
         this.endpoint = endpoint;
         this.channel = channel;
         this.stub = RaftClientServiceGrpc.newStub(channel);
@@ -161,7 +160,7 @@ final class ServerConnection implements SendGathering.Sender {
             if (call.done() || call.callId != a.callId()) {
                 continue; // answered or moved elsewhere meanwhile
             }
-            ClientCall proto = owner.toProto(call, a.callId());
+            ClientCall proto = call.owner.toProto(call, a.callId());
             call.sentOn = s;
             call.sentNanos = now;
             call.attemptSent = true;

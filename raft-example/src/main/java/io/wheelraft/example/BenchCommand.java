@@ -35,7 +35,7 @@ final class BenchCommand implements Callable<Integer> {
     int warmupSecs;
 
     @Option(names = "--groups", paramLabel = "N",
-            description = "Spread the increments over counter groups 0..N-1 (servers started with --groups N), a random group per increment (one client, with its own timer thread, per group). Default: the one counter.")
+            description = "Spread the increments over counter groups 0..N-1 (servers started with --groups N), a random group per increment (a RaftClient per group, all sharing one connection per server and one timer). Default: the one counter.")
     Integer groups;
 
     @Override

@@ -9,6 +9,7 @@ import io.wheelraft.proto.NodeStatusResponse;
 import io.wheelraft.rpc.RaftChannels;
 import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.client.RaftClient;
+import io.wheelraft.client.RaftClientTransport;
 import io.wheelraft.rpc.proto.AdminServiceGrpc;
 
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of a counter cluster: the {@link RaftClient} every {@link CounterClient} of the
- * process shares (one per probe setting; it owns its own channels), and one admin channel per node
+ * The client side of a counter cluster: the {@link RaftClient} every {@link CounterClient} of a
+ * group shares (one per group and probe setting, all on one {@link RaftClientTransport}, so many
+ * groups share one connection per node and one timer), and one admin channel per node
  * endpoint for {@code status} and {@code admin} (opened on first use). Channels to a node that was
  * down are told to reconnect at once instead of waiting out gRPC's reconnect backoff, so a
  * restarted node is reachable as soon as it listens. Thread-safe.
@@ -29,6 +31,8 @@ public final class ClusterChannels implements AutoCloseable {
     private final RpcOptions options;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, RaftClient> clients = new ConcurrentHashMap<>();
+    /** Opened with the first client (status and admin commands need none). */
+    private RaftClientTransport transport;
     private volatile boolean closed;
 
     /** @param endpoints the nodes' {@code host:port}, in the order given by the user */
@@ -78,10 +82,17 @@ public final class ClusterChannels implements AutoCloseable {
             throw new IllegalStateException("cluster channels are closed");
         }
         return clients.computeIfAbsent(groupId + "/" + silenceMs, k -> RaftClient.builder().endpoints(endpoints).groupId(groupId)
-                .rpcOptions(options).silenceBeforeProbe(java.time.Duration.ofMillis(silenceMs))
+                .transport(transport()).silenceBeforeProbe(java.time.Duration.ofMillis(silenceMs))
                 // The command line's own load bounds what is outstanding; a full client would make
                 // the load's completion callbacks (on gRPC threads) wait for a slot.
                 .maxOutstanding(1 << 20).build());
+    }
+
+    private synchronized RaftClientTransport transport() {
+        if (transport == null) {
+            transport = RaftClientTransport.create(options);
+        }
+        return transport;
     }
 
     /**
@@ -118,6 +129,11 @@ public final class ClusterChannels implements AutoCloseable {
     public void close() {
         closed = true;
         clients.values().forEach(RaftClient::close);
+        synchronized (this) {
+            if (transport != null) {
+                transport.close();
+            }
+        }
         channels.values().forEach(ManagedChannel::shutdownNow);
         for (ManagedChannel c : channels.values()) {
             try {

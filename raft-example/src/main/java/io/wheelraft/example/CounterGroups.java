@@ -271,6 +271,11 @@ public final class CounterGroups implements AutoCloseable {
         }
     }
 
+    /** Client streams opened on this process's client service so far (one per client process, however many groups it writes). */
+    long clientStreamsOpened() {
+        return clients.streamsOpened();
+    }
+
     /**
      * Stops this process's replica of {@code groupId}: clients and the admin service no longer reach
      * it, its node shuts down, and its log, meta and snapshots are released (they stay on disk, so

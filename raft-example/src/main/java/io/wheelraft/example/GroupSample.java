@@ -5,9 +5,10 @@ import java.util.Random;
 
 /**
  * Which groups a benchmark phase writes to: all of {@code 0..groups-1} when there are at most
- * {@code max}, else {@code max} of them drawn at random without repeats. Each written group needs
- * its own client in the benchmark's process (a {@code RaftClient}, with its own timer thread), so
- * writing to every one of 100,000 groups would measure the client, not the servers. Stateless.
+ * {@code max}, else {@code max} of them drawn at random without repeats. Each written group has
+ * its own {@code RaftClient} in the benchmark's process (its sequence numbers, leader and retry
+ * state; the connections and timer are shared), so writing to every one of 100,000 groups would
+ * measure the client's bookkeeping, not the servers. Stateless.
  */
 final class GroupSample {
 

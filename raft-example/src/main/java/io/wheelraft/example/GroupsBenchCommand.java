@@ -75,7 +75,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
     int concurrency;
 
     @Option(names = "--write-groups", defaultValue = "256", paramLabel = "N",
-            description = "Write to at most this many groups, a random sample (each needs its own client, with a timer thread, in this process).")
+            description = "Write to at most this many groups, a random sample (each written group has a RaftClient in this process; they share one connection per server and one timer).")
     int writeGroups;
 
     @Option(names = "--write-warmup-secs", defaultValue = "3", paramLabel = "S", description = "Load before each measured write window, and before the kill.")

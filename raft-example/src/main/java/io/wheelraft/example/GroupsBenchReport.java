@@ -193,7 +193,7 @@ final class GroupsBenchReport {
                 .append(" s after one read per written group (so each client knows its leader) and a warm-up: all to group 0, then each to a random group ")
                 .append("of those written (all groups, or a random sample of them). ")
                 .append("Throughput counts increments acknowledged inside the window; \"spread / one\" is the target's ratio (at least 80 %). ")
-                .append("\"Bench CPU\" is this process's own CPU over the window: each written group's client has a timer thread here.\n\n")
+                .append("\"Bench CPU\" is this process's own CPU over the window: each written group has a RaftClient here, all on one shared transport.\n\n")
                 .append("| groups | groups written | one group (ops/s) | spread (ops/s) | spread / one | p99 one / spread (ms) | bench CPU one / spread (% of a core) | unknown / failed |\n")
                 .append("|---:|---:|---:|---:|---:|---|---|---|\n");
         for (Row r : rows) {

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * from a sample, on the same three processes. Counted as {@code bench} counts
  * ({@link LoadGenerator}, {@link MeasuredWindow}): increments acknowledged inside a fixed window
  * after a warm-up. The benchmark's own CPU is measured over each window too: every written group
- * has its own client (and timer thread) here, a cost of the client the reader should see.
+ * has its own client here (on one shared transport), a cost of the client the reader should see.
  * Stateless.
  */
 final class WritesPhase {

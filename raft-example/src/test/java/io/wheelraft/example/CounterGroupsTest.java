@@ -118,4 +118,33 @@ class CounterGroupsTest {
         awaitOneLeader("extra");
         assertEquals(5, value("extra"));
     }
+
+    @Test
+    void loadSpreadOverGroupsSharesOneStreamPerProcessAndLosesNothing() throws Exception {
+        List<String> groups = List.of("0", "1", "2");
+        for (String g : groups) {
+            awaitOneLeader(g);
+        }
+        long[] streamsBefore = engines.stream().mapToLong(CounterGroups::clientStreamsOpened).toArray();
+        LoadGenerator load = new LoadGenerator(channels, groups, 12, 10_000, 1_000, false);
+        load.start();
+        try {
+            LocalCluster.await("300 increments spread over three groups", 30_000, () -> load.acked() >= 300);
+        } finally {
+            load.stop();
+        }
+        // Every group's client in this process shares one stream per server: three groups' calls,
+        // one stream each (a client per group with its own connections opened one per group).
+        for (int i = 0; i < 3; i++) {
+            long opened = engines.get(i).clientStreamsOpened() - streamsBefore[i];
+            assertTrue(opened <= 1, "client streams opened on " + peers.get(i) + ": " + opened);
+        }
+        long total = 0;
+        for (String g : groups) {
+            total += value(g);
+        }
+        assertTrue(total >= load.acked() && total <= load.acked() + load.unknown(),
+                "counters add up to " + total + ", acknowledged " + load.acked() + ", unknown " + load.unknown());
+        assertEquals(0, load.failed());
+    }
 }
