@@ -42,6 +42,7 @@ public final class NodeOptions {
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private int quiesceAfterMs;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
+    private boolean nodeMetrics = true;
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
     public NodeOptions validate() {
@@ -238,4 +239,12 @@ public final class NodeOptions {
      */
     public io.micrometer.core.instrument.MeterRegistry meterRegistry() { return meterRegistry; }
     public NodeOptions meterRegistry(io.micrometer.core.instrument.MeterRegistry v) { meterRegistry = v; return this; }
+
+    /**
+     * Whether the node registers its own meters (default true). False registers none and records
+     * no latencies, about 2 KB of heap less per node: for a process hosting thousands of groups,
+     * which watches them through process-wide figures instead.
+     */
+    public boolean nodeMetrics() { return nodeMetrics; }
+    public NodeOptions nodeMetrics(boolean v) { nodeMetrics = v; return this; }
 }

@@ -2,8 +2,6 @@ package io.wheelraft.example;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.config.MeterFilter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelraft.client.ExactlyOnceStateMachine;
 import io.wheelraft.client.RaftClientService;
 import io.wheelraft.core.Configuration;
@@ -65,6 +63,13 @@ public final class CounterGroups implements AutoCloseable {
      * than cores means more writes per fsync. A constant, whatever the number of groups.
      */
     private static final int RAFT_THREADS = 16;
+    /**
+     * Disk lanes: each group's appends are synced on one, and RocksDB merges writers that sync at
+     * the same moment into one WAL write and one fsync. With as many lanes as cores, writes spread
+     * over many groups took one fsync per two groups; with 16, up to 16 groups share one. A
+     * constant, whatever the number of groups.
+     */
+    private static final int DISK_THREADS = Integer.getInteger("wheelraft.groups.diskThreads", 16);
 
     /**
      * What the process hosts: {@code groups} counters with ids {@code 0..groups-1}, each with
@@ -92,8 +97,6 @@ public final class CounterGroups implements AutoCloseable {
     }
 
     private final Settings settings;
-    /** Where the nodes' own meters go: nowhere (see the class comment). */
-    private final MeterRegistry nodeMeters = new SimpleMeterRegistry();
     private final Map<String, Hosted> hosted = new ConcurrentHashMap<>();
     private final RaftClientService clients = new RaftClientService();
     private final ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -106,13 +109,12 @@ public final class CounterGroups implements AutoCloseable {
     private GrpcRaftTransport transport;
     /** Timing wheel (the process's shared one) and pools of every hosted group. */
     private final RaftRuntime runtime = RaftRuntime.create(io.wheelraft.timer.Timers.shared(), RAFT_THREADS,
-            Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors())), Math.max(2, Runtime.getRuntime().availableProcessors()));
+            DISK_THREADS, Math.max(2, Runtime.getRuntime().availableProcessors()));
     private int lastLeading = -1;
     private boolean closed;
 
     private CounterGroups(Settings settings) {
         this.settings = settings;
-        nodeMeters.config().meterFilter(MeterFilter.deny());
     }
 
     /** The id of counter group {@code index} of a server started with {@code --groups N} ({@code 0 <= index < N}). */
@@ -211,7 +213,7 @@ public final class CounterGroups implements AutoCloseable {
                     .logStorage(log)
                     .metaStorage(meta)
                     .snapshotStorage(snapshots)
-                    .meterRegistry(nodeMeters)
+                    .nodeMetrics(false) // not exported (see the class comment); saves the meters of every node
                     // A group idle for an election timeout goes quiet: no timer, no heartbeat of its own
                     // (the transport's per-process liveness watch stands in for them).
                     .quiesceAfterMs(settings.electionTimeoutMs())

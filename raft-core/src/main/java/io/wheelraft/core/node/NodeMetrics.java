@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
@@ -24,16 +25,21 @@ import java.util.function.Supplier;
  * latencies are measured per proposed batch (not per entry, to stay off the hot path):
  * append = proposed until durable on the leader, commit = proposed until committed,
  * apply = committed until applied. Recording methods are called from the node's lanes.
+ *
+ * <p>Without a registry ({@link NodeOptions#nodeMetrics(boolean)} false) it registers nothing and
+ * records nothing: a process hosting thousands of groups saves the meters, their ids and the
+ * latency marks of every node.
  */
 final class NodeMetrics implements AutoCloseable {
 
     private record Mark(long index, long nanos) {
     }
 
+    /** Null: disabled, every method does nothing. */
     private final MeterRegistry registry;
     private final Tags tags;
     private final Supplier<NodeStatus> status;
-    private final List<Meter> meters = new ArrayList<>();
+    private final List<Meter> meters;
     private final Counter leaderChanges;
     private final Counter electionsStarted;
     private final Counter snapshots;
@@ -42,16 +48,31 @@ final class NodeMetrics implements AutoCloseable {
     private final Timer applyLatency;
     private final Timer snapshotDuration;
     /** Raft lane only. */
-    private final ArrayDeque<Mark> awaitingDurable = new ArrayDeque<>();
-    private final ArrayDeque<Mark> awaitingCommit = new ArrayDeque<>();
+    private final ArrayDeque<Mark> awaitingDurable;
+    private final ArrayDeque<Mark> awaitingCommit;
     /** Raft lane adds, apply lane removes. */
-    private final ArrayDeque<Mark> awaitingApply = new ArrayDeque<>();
-    private final Set<PeerId> followersWithGauge = ConcurrentHashMap.newKeySet();
+    private final ArrayDeque<Mark> awaitingApply;
+    private final Set<PeerId> followersWithGauge;
 
+    /** @param registry null: no meters (see the class comment) */
     NodeMetrics(MeterRegistry registry, String groupId, PeerId self, Supplier<NodeStatus> status) {
         this.registry = registry;
-        this.tags = Tags.of("group", groupId, "peer", self.toString());
         this.status = status;
+        if (registry == null) {
+            tags = null;
+            meters = null;
+            leaderChanges = electionsStarted = snapshots = null;
+            appendLatency = commitLatency = applyLatency = snapshotDuration = null;
+            awaitingDurable = awaitingCommit = awaitingApply = null;
+            followersWithGauge = null;
+            return;
+        }
+        this.tags = Tags.of("group", groupId, "peer", self.toString());
+        this.meters = new ArrayList<>();
+        this.awaitingDurable = new ArrayDeque<>();
+        this.awaitingCommit = new ArrayDeque<>();
+        this.awaitingApply = new ArrayDeque<>();
+        this.followersWithGauge = ConcurrentHashMap.newKeySet();
         gauge("wheelraft.term", "current term", s -> s.term());
         gauge("wheelraft.commit.index", "highest committed index", s -> s.commitIndex());
         gauge("wheelraft.applied.index", "highest index applied to the state machine", s -> s.appliedIndex());
@@ -86,17 +107,26 @@ final class NodeMetrics implements AutoCloseable {
 
     /** A leader appended entries up to {@code lastIndex}. */
     void proposed(long lastIndex, long nanos) {
+        if (registry == null) {
+            return;
+        }
         awaitingDurable.add(new Mark(lastIndex, nanos));
         awaitingCommit.add(new Mark(lastIndex, nanos));
     }
 
     void durable(long index, long nanos) {
+        if (registry == null) {
+            return;
+        }
         while (!awaitingDurable.isEmpty() && awaitingDurable.peek().index() <= index) {
             appendLatency.record(nanos - awaitingDurable.poll().nanos(), TimeUnit.NANOSECONDS);
         }
     }
 
     void committed(long index, long nanos) {
+        if (registry == null) {
+            return;
+        }
         while (!awaitingCommit.isEmpty() && awaitingCommit.peek().index() <= index) {
             commitLatency.record(nanos - awaitingCommit.poll().nanos(), TimeUnit.NANOSECONDS);
         }
@@ -106,6 +136,9 @@ final class NodeMetrics implements AutoCloseable {
     }
 
     void applied(long index, long nanos) {
+        if (registry == null) {
+            return;
+        }
         synchronized (awaitingApply) {
             while (!awaitingApply.isEmpty() && awaitingApply.peek().index() <= index) {
                 applyLatency.record(nanos - awaitingApply.poll().nanos(), TimeUnit.NANOSECONDS);
@@ -115,6 +148,9 @@ final class NodeMetrics implements AutoCloseable {
 
     /** Leadership ended: marks of entries that may never commit here are dropped. */
     void roleChanged(Role role, boolean leaderChanged, long nanosNow) {
+        if (registry == null) {
+            return;
+        }
         if (role == Role.CANDIDATE) {
             electionsStarted.increment();
         }
@@ -129,6 +165,9 @@ final class NodeMetrics implements AutoCloseable {
 
     /** On the leader: a replication-lag gauge (leader's last index minus the follower's match) per follower, made on first sight. */
     void followersSeen(Iterable<PeerId> followers) {
+        if (registry == null) {
+            return;
+        }
         for (PeerId f : followers) {
             if (followersWithGauge.add(f)) {
                 register(Gauge.builder("wheelraft.replication.lag", status, s -> {
@@ -142,6 +181,9 @@ final class NodeMetrics implements AutoCloseable {
     }
 
     void snapshotTaken(long durationNanos) {
+        if (registry == null) {
+            return;
+        }
         snapshots.increment();
         snapshotDuration.record(durationNanos, TimeUnit.NANOSECONDS);
     }
@@ -149,6 +191,9 @@ final class NodeMetrics implements AutoCloseable {
     /** Removes this node's meters from the registry (the node shut down). */
     @Override
     public void close() {
+        if (registry == null) {
+            return;
+        }
         for (Meter m : meters) {
             registry.remove(m);
         }

@@ -62,4 +62,22 @@ class NodeMetricsSimulationTest {
         c.crash(follower, true);
         assertNull(registry.find("wheelraft.term").tag("peer", c.peer(follower).toString()).gauge(), "a stopped node's meters stay registered");
     }
+
+    @Test
+    void nodesWithoutNodeMetricsRegisterNothingAndStillServe() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CommittedLog committed = new CommittedLog("seed 8");
+        SimCluster c = new SimCluster(8, 3, i -> new CounterFsm(i, committed),
+                o -> o.electionTimeoutMs(T).meterRegistry(registry).nodeMetrics(false));
+        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 20L * T));
+        int leader = c.leaderIndex();
+        for (int k = 0; k < 5; k++) {
+            c.node(leader).apply(new Task(CounterFsm.delta(1), null));
+        }
+        assertTrue(c.runUntil(() -> ((CounterFsm) c.stateMachine(0)).value() == 5 && ((CounterFsm) c.stateMachine(1)).value() == 5
+                && ((CounterFsm) c.stateMachine(2)).value() == 5, 20L * T));
+        assertEquals(0, registry.getMeters().size(), "meters registered: " + registry.getMeters());
+        c.crash(leader, true); // closing a node without meters is fine too
+        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0 && c.leaderIndex() != leader, 40L * T));
+    }
 }
