@@ -70,10 +70,12 @@ public final class Configuration {
                 throw new IllegalArgumentException("priority " + priority + " of " + peer + " must be 0 (never leads) or more");
             }
         });
-        this.peers = Collections.unmodifiableSet(p);
-        this.learners = Collections.unmodifiableSet(l);
-        this.witnesses = Collections.unmodifiableSet(w);
-        this.priorities = Collections.unmodifiableMap(pr);
+        // Most configurations have no learners, witnesses or priorities: those share one empty
+        // instance (a process hosting thousands of groups keeps a few configurations per group).
+        this.peers = Collections.unmodifiableSortedSet(p);
+        this.learners = l.isEmpty() ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(l);
+        this.witnesses = w.isEmpty() ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(w);
+        this.priorities = pr.isEmpty() ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(pr);
     }
 
     public static Configuration empty() {

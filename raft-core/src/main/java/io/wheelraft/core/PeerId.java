@@ -47,6 +47,27 @@ public final class PeerId implements Comparable<PeerId> {
         if (text == null) {
             throw new IllegalArgumentException("peer address is missing (null)");
         }
+        PeerId known = PARSED.get(text);
+        if (known != null) {
+            return known;
+        }
+        PeerId parsed = parseNew(text);
+        if (PARSED.size() < MAX_PARSED) {
+            PARSED.putIfAbsent(text, parsed);
+        }
+        return parsed;
+    }
+
+    /**
+     * Peers parsed so far, by their text: every message names its sender, leader and addressee, and
+     * a process hosting thousands of groups would otherwise keep thousands of equal copies (with
+     * their strings) in terms, votes and configurations. Bounded, so text from a misbehaving
+     * sender cannot grow it without end; past the bound, parsing makes a new instance as before.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, PeerId> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_PARSED = 4096;
+
+    private static PeerId parseNew(String text) {
         String s = text.trim();
         String[] parts = s.split(":", -1);
         if (parts.length < 2 || parts.length > 3) {

@@ -1,0 +1,27 @@
+package io.wheelraft.core;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PeerIdTest {
+
+    @Test
+    void parsingTheSameTextAgainGivesTheSameInstance() {
+        PeerId first = PeerId.parse("10.1.2.3:7000");
+        assertSame(first, PeerId.parse("10.1.2.3:7000"), "every message names its peers: equal copies would pile up per group");
+        assertEquals(new PeerId("10.1.2.3", 7000), first);
+        assertEquals("10.1.2.3:7000:2", PeerId.parse("10.1.2.3:7000:2").toString());
+    }
+
+    @Test
+    void badTextIsRefusedEveryTimeNamingIt() {
+        for (int i = 0; i < 2; i++) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PeerId.parse("host:port"));
+            assertTrue(e.getMessage().contains("'host:port'"), e.getMessage());
+        }
+    }
+}
