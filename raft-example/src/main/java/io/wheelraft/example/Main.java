@@ -80,7 +80,20 @@ public final class Main implements Runnable {
         return (nl < 0 ? s : s.substring(0, nl)).trim();
     }
 
+    /**
+     * gRPC and Netty log through java.util.logging, which printed a two-line header and a stack
+     * trace to standard error for every client that went away mid-call ("Stream Error"). Routed
+     * through logback, they follow logback.xml's format and levels.
+     */
+    private static void routeJavaUtilLogging() {
+        if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+            org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+            org.slf4j.bridge.SLF4JBridgeHandler.install();
+        }
+    }
+
     private static void quietLogsUnlessServer(String[] args) {
+        routeJavaUtilLogging();
         if (System.getProperty("wheelraft.log.level") != null) {
             return;
         }
