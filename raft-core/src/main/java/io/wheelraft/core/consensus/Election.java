@@ -28,9 +28,11 @@ final class Election {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
     /** Lines that repeat every retry while no quorum answers (e.g. the majority is down). */
-    private final RateLimitedLog preVoteLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
-    private final RateLimitedLog lostRoundLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
-    private final RateLimitedLog voteTimeoutLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    // One per process, not per node: a process hosting thousands of groups writes one line per
+    // interval for all of them (saying how many were held back), not one per group.
+    private static final RateLimitedLog PRE_VOTE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private static final RateLimitedLog LOST_ROUND_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private static final RateLimitedLog VOTE_TIMEOUT_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftCore core;
     private final RaftConfig config;
@@ -211,7 +213,7 @@ final class Election {
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
     void onVoteTimeout(long nowMs) {
         if (core.role() == Role.CANDIDATE) {
-            voteTimeoutLog.info(nowMs, "{} vote round of term {} timed out; retrying from pre-vote", self, core.term());
+            VOTE_TIMEOUT_LOG.info(nowMs, "{} vote round of term {} timed out; retrying from pre-vote", core.label(), core.term());
             core.becomeFollower(core.term(), null, nowMs);
             startPreVote(nowMs);
         }
@@ -233,7 +235,7 @@ final class Election {
         if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
             campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
-        LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", self, core.leader(),
+        LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", core.label(), core.leader(),
                 nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
         decideHeld(nowMs, false); // held pre-votes waited for this
         // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
@@ -332,7 +334,7 @@ final class Election {
                 }
             }
             RequestVoteResponse answer = preVote(h.request, PeerId.parse(h.request.getServerId()), nowMs, null);
-            LOG.debug("{} answers its held pre-vote for {}: {}", self, h.request.getServerId(), answer.getGranted() ? "granted" : answer.getReason());
+            LOG.debug("{} answers its held pre-vote for {}: {}", core.label(), h.request.getServerId(), answer.getGranted() ? "granted" : answer.getReason());
             core.out().event(new Ready.VoteAnswered(h.replyTo, answer));
             if (answer.getGranted()) {
                 lastPreVoteBackedMs = nowMs;
@@ -360,7 +362,7 @@ final class Election {
             becomeCandidate(nowMs, false);
         } else {
             candidacyAtMs = lostForVotingAtMs();
-            LOG.debug("{} won its pre-vote for term {}; campaigns when its own hold ends at {}", self, core.term() + 1, candidacyAtMs);
+            LOG.debug("{} won its pre-vote for term {}; campaigns when its own hold ends at {}", core.label(), core.term() + 1, candidacyAtMs);
         }
     }
 
@@ -370,12 +372,12 @@ final class Election {
             return; // a fenced node may lack committed entries: it must not lead; a removed one is not a member; a witness holds no data
         }
         if (ownPriority() == 0) {
-            preVoteLog.info(nowMs, "{} does not campaign: its election priority is 0 (it never leads)", self);
+            PRE_VOTE_LOG.info(nowMs, "{} does not campaign: its election priority is 0 (it never leads)", core.label());
             return;
         }
         tally = new VoteTally(true, core.term() + 1, self);
         candidacyAtMs = Long.MAX_VALUE;
-        preVoteLog.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", self, core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
+        PRE_VOTE_LOG.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", core.label(), core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
         if (tally.outcome(m) == VoteTally.Outcome.WON) {
             becomeCandidate(nowMs, false);
             return;
@@ -395,7 +397,7 @@ final class Election {
         // Durable first: if the write fails nothing of the new term exists, here or on the wire.
         core.enterNextTerm();
         tally = new VoteTally(false, core.term(), self);
-        LOG.info("{} campaigns in term {}", self, core.term());
+        LOG.info("{} campaigns in term {}", core.label(), core.term());
         if (tally.outcome(core.membership()) == VoteTally.Outcome.WON) {
             core.becomeLeader(nowMs);
             return;
@@ -463,7 +465,7 @@ final class Election {
             if (!VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
                 return voteResponse(true, false, "competing pre-vote of term " + tally.term + " with a log at least as good");
             }
-            LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", self, tally.term, candidate);
+            LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", core.label(), tally.term, candidate);
             tally = null;
             candidacyAtMs = Long.MAX_VALUE;
             core.out().retryElection(); // checks again after that round, in case it fails
@@ -481,7 +483,7 @@ final class Election {
             if (deadline > nowMs) {
                 held.add(req, replyTo, deadline);
                 lastPreVoteBackedMs = nowMs;
-                LOG.debug("{} holds its pre-vote answer to {} until {} (leader {} not lost yet)", self, candidate, deadline, core.leader());
+                LOG.debug("{} holds its pre-vote answer to {} until {} (leader {} not lost yet)", core.label(), candidate, deadline, core.leader());
                 return null;
             }
         }
@@ -501,7 +503,7 @@ final class Election {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
             // entries it lacks. Campaign now rather than at our own turn (unless we already back
             // another survivor's pre-vote: two rounds at once could split the vote).
-            LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", self, candidate);
+            LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
             startPreVote(nowMs);
         } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
                 && leaderConnectionLostMs >= 0 && !lost) {
@@ -563,14 +565,14 @@ final class Election {
             // was about the old leader, and would otherwise depose the new one.
             leaderConnectionLostMs = -1;
             lastVoteGrantMs = nowMs;
-            LOG.debug("{} grants its vote of term {} to {}", self, core.term(), candidate);
+            LOG.debug("{} grants its vote of term {} to {}", core.label(), core.term(), candidate);
             return voteResponse(false, true, "");
         }
         if (!canVote && logOk && core.role() == Role.CANDIDATE && self.equals(core.votedFor())
                 && VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
             // A split vote between us: rather than both waiting out the round (a hung voter only
             // answers by timing out), the weaker candidate stands down now and backs the stronger.
-            LOG.info("{} yields term {} to {}", self, core.term(), candidate);
+            LOG.info("{} yields term {} to {}", core.label(), core.term(), candidate);
             core.becomeFollower(core.term(), null, nowMs);
             return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
         }
@@ -607,7 +609,7 @@ final class Election {
             return;
         }
         if (resp.getVoterYields() && !req.getPreVote() && core.role() == Role.CANDIDATE && req.getTerm() == core.term()) {
-            LOG.info("{}: {} yielded the split vote of term {}; campaigning again", self, from, core.term());
+            LOG.info("{}: {} yielded the split vote of term {}; campaigning again", core.label(), from, core.term());
             core.becomeFollower(core.term(), null, nowMs);
             startPreVote(nowMs);
             return;
@@ -624,7 +626,7 @@ final class Election {
             return;
         }
         t.record(from, resp.getGranted());
-        LOG.debug("{} got {} {} from {} for term {}", self, t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term);
+        LOG.debug("{} got {} {} from {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term);
         switch (t.outcome(core.membership())) {
             case WON -> {
                 if (t.preVote) {
@@ -636,7 +638,7 @@ final class Election {
                 }
             }
             case LOST -> {
-                lostRoundLog.info(nowMs, "{} lost {} for term {}", self, t.preVote ? "pre-vote" : "vote", t.term);
+                LOST_ROUND_LOG.info(nowMs, "{} lost {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", t.term);
                 tally = null;
                 if (!t.preVote) {
                     core.becomeFollower(core.term(), null, nowMs);

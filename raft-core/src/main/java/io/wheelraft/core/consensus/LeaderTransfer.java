@@ -41,7 +41,7 @@ final class LeaderTransfer {
         } else {
             core.quiescence().leaderBusy(nowMs);
             begin(target, done, nowMs + core.config().electionTimeoutMs());
-            LOG.info("{} transfers leadership of term {} to {}", core.self(), core.term(), target);
+            LOG.info("{} transfers leadership of term {} to {}", core.label(), core.term(), target);
             maybeSendTimeoutNow();
         }
     }

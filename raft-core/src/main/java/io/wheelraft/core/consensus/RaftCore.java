@@ -32,9 +32,14 @@ import java.util.Map;
 public final class RaftCore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
+    /** One per process: a process that loses its peers would otherwise write a line per group it led. */
+    private static final io.wheelraft.core.logging.RateLimitedLog STEP_DOWN_LOG =
+            new io.wheelraft.core.logging.RateLimitedLog(LOG, io.wheelraft.core.logging.RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftConfig config;
     private final PeerId self;
+    /** Names this node in log lines: its group and peer ({@code group/host:port}), one process hosting many groups. */
+    private final NodeLabel label;
     private final RaftLog log;
     /** What this step decided, for the shell to carry out (see Ready). */
     private final Ready out = new Ready();
@@ -68,6 +73,7 @@ public final class RaftCore {
         this.repairing = repairing;
         this.config = config;
         this.self = config.self();
+        this.label = new NodeLabel(config.groupId(), self);
         this.log = log;
         this.memberships = memberships;
         this.reads = new PendingReads(this);
@@ -182,7 +188,7 @@ public final class RaftCore {
     /** stepDownTimer fired on the leader: check-quorum. */
     public void onStepDownCheck(long nowMs) {
         if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
-            LOG.warn("{} steps down in term {}: no quorum answered within {} ms", self, term, config.electionTimeoutMs());
+            STEP_DOWN_LOG.warn(nowMs, "{} steps down in term {}: no quorum answered within {} ms", label, term, config.electionTimeoutMs());
             becomeFollower(term, null, nowMs);
         }
     }
@@ -393,7 +399,7 @@ public final class RaftCore {
         setRole(Role.LEADER, self);
         replication = new Replication(config, log, out, term, memberships.current(), nowMs);
         changer = new MembershipChanger(new ChangerView(this), 10L * config.electionTimeoutMs());
-        LOG.info("{} is leader of term {} (last log {})", self, term, log.lastIndex());
+        LOG.info("{} is leader of term {} (last log {})", label, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
         // holds no membership yet, record it, so that peers joining later learn it from the log.
         LogEntry.Builder first = LogEntry.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1);
@@ -449,7 +455,7 @@ public final class RaftCore {
             repairing = false;
             out.repairing(false);
             setRole(followerRole(), leader);
-            LOG.info("{} repaired: log holds everything through {}; voting again", self, req.getPrevLogIndex());
+            LOG.info("{} repaired: log holds everything through {}; voting again", label, req.getPrevLogIndex());
             return r;
         }
         return new AppendResult(r.response().toBuilder().setRepairing(true).build(), r.requiredPersistedIndex());
@@ -486,7 +492,7 @@ public final class RaftCore {
             return false;
         }
         if (role == Role.LEADER && reqTerm == term) {
-            LOG.error("{} got {} from {} in its own term {}: election safety violated", self, what, from, term);
+            LOG.error("{} got {} from {} in its own term {}: election safety violated", label, what, from, term);
             return false;
         }
         if (reqTerm > term || role != followerRole() || !from.equals(leader)) {
@@ -532,7 +538,7 @@ public final class RaftCore {
         }
         commitIndex = Math.max(commitIndex, index);
         reportedCommit = Math.max(reportedCommit, index);
-        LOG.info("{} installed the snapshot ending at {}/{} ({})", self, index, snapshotTerm, reset ? "log dropped" : "log suffix kept");
+        LOG.info("{} installed the snapshot ending at {}/{} ({})", label, index, snapshotTerm, reset ? "log dropped" : "log suffix kept");
         return reset;
     }
 
@@ -799,10 +805,12 @@ public final class RaftCore {
 
     long followerMatch(PeerId peer) { return replication.match(peer); }
     PeerId self() { return self; }
+    /** This node's name in log lines ({@code group/host:port}). */
+    Object label() { return label; }
     Ready out() { return out; }
 
     void stepDownAsRemoved(long nowMs) {
-        LOG.info("{} is not in the new configuration; stepping down", self);
+        LOG.info("{} is not in the new configuration; stepping down", label);
         becomeFollower(term, null, nowMs);
     }
 
