@@ -63,7 +63,19 @@ final class EndpointLiveness {
 
     /** Reports the endpoint lost if it gave no sign of life for the silence allowed (once: until it answers again). */
     void checkSilence(long nowNanos) {
-        long silent = nowNanos - lastHeardNanos;
+        checkSilence(nowNanos, Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #checkSilence(long)}, counting the silence from {@code listeningSinceNanos} at the
+     * earliest: when this process itself was stalled until then (a pause, a saturated CPU), it could
+     * not have heard the endpoint, so the endpoint gets the whole silence allowed from that moment.
+     * {@code Long.MIN_VALUE}: no stall.
+     */
+    void checkSilence(long nowNanos, long listeningSinceNanos) {
+        long heard = lastHeardNanos;
+        boolean stalledSince = listeningSinceNanos != Long.MIN_VALUE && listeningSinceNanos - heard > 0;
+        long silent = nowNanos - (stalledSince ? listeningSinceNanos : heard);
         if (silent >= silenceNanos) {
             listeners.fireSilent(endpoint, TimeUnit.NANOSECONDS.toMillis(silent));
         }

@@ -40,6 +40,10 @@ final class LivenessWatch {
     private final RateLimitedLog tickFailures = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     private final LongAdder pingsSent = new LongAdder();
     private final LongAdder pingsAnswered = new LongAdder();
+    /** When the last tick ran, and when one last ran late enough to show this process stalled (timer thread only). */
+    private long lastTickNanos;
+    private long listeningSinceNanos = Long.MIN_VALUE;
+    private final LongAdder stalls = new LongAdder();
     private volatile PingRequest ping;
     private volatile boolean stopped;
     private ScheduledFuture<?> task;
@@ -74,6 +78,11 @@ final class LivenessWatch {
         return pingsSent.sum();
     }
 
+    /** Ticks that ran late enough to show this process stalled (diagnostics). */
+    long stalls() {
+        return stalls.sum();
+    }
+
     /** Pings answered since start (tests and diagnostics). */
     long pingsAnswered() {
         return pingsAnswered.sum();
@@ -83,9 +92,19 @@ final class LivenessWatch {
         // A periodic task that throws is never run again: nothing may escape.
         try {
             long now = System.nanoTime();
+            // A tick more than an interval late means this process stalled (a pause, a saturated
+            // CPU): answers may be sitting unread in it, so silence is counted again from now.
+            // Without this, a process starved for a moment reported every peer silent, which woke
+            // every quiet group and loaded the CPU further.
+            if (lastTickNanos != 0 && now - lastTickNanos > 2 * TimeUnit.MILLISECONDS.toNanos(intervalMs)) {
+                listeningSinceNanos = now;
+                stalls.increment();
+            }
+            lastTickNanos = now;
+            long listeningSince = listeningSinceNanos;
             channels.forEach(remote -> {
                 if (!stopped) {
-                    remote.liveness().checkSilence(now);
+                    remote.liveness().checkSilence(now, listeningSince);
                     ping(remote);
                 }
             });

@@ -63,6 +63,25 @@ class EndpointLivenessTest {
     }
 
     @Test
+    void afterThisProcessStalledTheEndpointGetsTheWholeAllowanceAgain() {
+        peer.answered(OLD_PROCESS, at(100));
+        // This process stalled from 150 to 900 ms (its own check ran that late): an answer sent
+        // meanwhile may sit unread here, so silence counts from 900 ms, not from 100 ms.
+        peer.checkSilence(at(900), at(900));
+        peer.checkSilence(at(900 + SILENCE_MS - 1), at(900));
+        assertEquals(List.of(), told, "not silent for a whole allowance since this process listened again");
+        peer.checkSilence(at(900 + SILENCE_MS), at(900));
+        assertEquals(List.of("silent " + PEER), told, "silent for the whole allowance after the stall");
+    }
+
+    @Test
+    void aStallBeforeTheLastAnswerChangesNothing() {
+        peer.answered(OLD_PROCESS, at(1_000));
+        peer.checkSilence(at(1_000 + SILENCE_MS), at(500));
+        assertEquals(List.of("silent " + PEER), told);
+    }
+
+    @Test
     void anEndpointThatNeverAnsweredIsSilentSinceItWasFirstWatched() {
         peer.checkSilence(at(SILENCE_MS));
         assertEquals(List.of("silent " + PEER), told);
