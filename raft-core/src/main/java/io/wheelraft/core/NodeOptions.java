@@ -41,6 +41,7 @@ public final class NodeOptions {
     private boolean witness;
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private int quiesceAfterMs;
+    private boolean fastFirstElection = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
     private boolean nodeMetrics = true;
 
@@ -218,6 +219,21 @@ public final class NodeOptions {
      * silent peers ({@link io.wheelraft.core.spi.RaftTransport#reportsSilentPeers()}, the gRPC
      * transport by default): a node on any other refuses to start. Default 0: never quiet.
      */
+    /**
+     * Whether a group that has never had a leader elects its first one at once instead of after
+     * an election timeout. When every member starts with term 0 and an empty log, one voter
+     * chosen from a hash of the group id (so the leaders of many groups spread evenly over the
+     * processes) campaigns one heartbeat interval after its start, without a pre-vote round, and
+     * voters that have never followed a leader grant it without waiting out their own timeout;
+     * the other voters keep their randomised election timeout, so a group whose chosen voter is
+     * down or cut off is still led. Only when elections start changes, never who may win: with
+     * thousands of fresh groups per process this avoids thousands of rounds starting in the same
+     * second, splitting their votes and running again. Default true; false: every member waits
+     * out its election timeout and pre-votes first, as in a group that had a leader.
+     */
+    public boolean fastFirstElection() { return fastFirstElection; }
+    public NodeOptions fastFirstElection(boolean v) { fastFirstElection = v; return this; }
+
     public int quiesceAfterMs() { return quiesceAfterMs; }
     public NodeOptions quiesceAfterMs(int v) { quiesceAfterMs = v; return this; }
 

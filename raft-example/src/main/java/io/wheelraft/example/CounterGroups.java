@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Many counters in one process ({@code server --groups N}): one replica of each counter group,
- * all on one engine. The groups share one {@link RaftRuntime} (the process's timing wheel, {@value #RAFT_THREADS} Raft lanes),
+ * all on one engine. The groups share one {@link RaftRuntime} (the process's timing wheel, {@value #RAFT_THREADS} Raft lanes,
+ * {@value #DISK_THREADS} disk lanes),
  * one {@link RocksDbStore} ({@code DATA/log}, each group's log under its own key range), one gRPC
  * transport (one server port, one channel per peer process) and one {@link RaftClientService}.
  * Each group's term and vote are a key in that store ({@link RocksDbMetaStorage}), not a file;
@@ -64,12 +65,15 @@ public final class CounterGroups implements AutoCloseable {
      */
     private static final int RAFT_THREADS = 16;
     /**
-     * Disk lanes: each group's appends are synced on one, and RocksDB merges writers that sync at
-     * the same moment into one WAL write and one fsync. With as many lanes as cores, writes spread
-     * over many groups took one fsync per two groups; with 16, up to 16 groups share one. A
-     * constant, whatever the number of groups.
+     * Disk lanes of the engine. Each group's appends are one synced write at a time on its disk
+     * lane; with a lane per core, a thousand groups electing at once (each new leader appends an
+     * entry, each follower writes it) queue their writes behind each other, one WAL sync each,
+     * and a follower's answer, held until its write is durable, reached the leader after its
+     * check-quorum had given up; and writes spread over many groups took one fsync per two
+     * groups. With more lanes RocksDB merges those writes into shared syncs (up to 16 groups per
+     * fsync), as for the Raft lanes. A constant, whatever the number of groups.
      */
-    private static final int DISK_THREADS = Integer.getInteger("wheelraft.groups.diskThreads", 16);
+    private static final int DISK_THREADS = 16;
 
     /**
      * What the process hosts: {@code groups} counters with ids {@code 0..groups-1}, each with
@@ -159,7 +163,15 @@ public final class CounterGroups implements AutoCloseable {
         }
         transport = CounterServer.bind(settings.self(), clients);
         long started = System.nanoTime();
-        for (String g : groupIds(settings.groups())) {
+        List<String> ids = groupIds(settings.groups());
+        // One write registers every new group's log: one each would queue behind the synced term,
+        // vote and append writes of the groups already started, and starting would take a WAL sync per group.
+        try {
+            store.registerGroups(ids);
+        } catch (RuntimeException e) {
+            throw new CliException(CliException.FAILED, "cannot register the groups' logs in " + data + ": " + CounterServer.oneLine(e), e);
+        }
+        for (String g : ids) {
             addGroup(g);
         }
         Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);

@@ -103,6 +103,31 @@ class RocksDbLogStorageTest {
     }
 
     @Test
+    void groupsRegisteredInOneWriteKeepTheirOwnLogsAcrossAReopen() {
+        RocksDbLogStorage x = open("x"); // registered on its own first
+        assertEquals(2, store.registerGroups(java.util.List.of("a", "b", "x", "a")));
+        assertEquals(0, store.registerGroups(java.util.List.of("a", "b")), "registered twice");
+        RocksDbLogStorage a = store.logStorage("a");
+        RocksDbLogStorage b = store.logStorage("b");
+        RocksDbLogStorage c = store.logStorage("c"); // on its own, after the batch: a tag of its own
+        a.append(range(1, 3, 1));
+        b.append(range(1, 2, 7));
+        c.append(range(1, 1, 9));
+        x.append(range(1, 4, 2));
+        store.close();
+        store = null;
+        assertEquals(data(3, 1), open("a").entry(3));
+        RocksDbLogStorage b2 = store.logStorage("b");
+        assertEquals(2, b2.lastLogIndex());
+        assertEquals(data(2, 7), b2.entry(2));
+        assertEquals(data(1, 9), store.logStorage("c").entry(1));
+        assertEquals(4, store.logStorage("x").lastLogIndex());
+        assertEquals(java.util.List.of("a", "b", "c", "x"), store.groupIds().stream().sorted().toList());
+        assertThrows(IllegalArgumentException.class, () -> store.registerGroups(java.util.List.of("d", "")));
+        assertEquals(java.util.List.of("a", "b", "c", "x"), store.groupIds().stream().sorted().toList(), "a refused batch registered some");
+    }
+
+    @Test
     void aGroupLogCanBeOpenedOnlyOnceAtATime() {
         RocksDbLogStorage log = open("g");
         assertThrows(IllegalStateException.class, () -> store.logStorage("g"));

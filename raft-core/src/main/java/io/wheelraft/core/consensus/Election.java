@@ -70,6 +70,16 @@ final class Election {
      * it sent, so a voter that saw the break waits {@link RaftConfig#brokenLeaderHoldMs} from here.
      */
     private long lastHeartbeatMs;
+    /**
+     * Fast first election is on and this node has followed no leader: it started at term 0 (so it
+     * never voted nor acknowledged anything, durably or not: a term above 0 is durable before
+     * anything of it is answered) and no leader has spoken to it since. No leader's lease rests on
+     * it and it has no leader to be disrupted, so it need not wait out its election timeout before
+     * backing a candidate (see {@link #leaderLostForVoting}).
+     */
+    private boolean followedNoLeader;
+    /** When this node, the designated first candidate of a fresh group, campaigns; MAX_VALUE: not planned. */
+    private long firstCampaignAtMs = Long.MAX_VALUE;
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
@@ -87,6 +97,8 @@ final class Election {
 
     /** A leader of our term spoke: a reported break of its connection is old news, held pre-votes are refused. */
     void leaderHeard() {
+        followedNoLeader = false;
+        firstCampaignAtMs = Long.MAX_VALUE;
         leaderConnectionLostMs = -1;
         campaignAtMs = Long.MAX_VALUE;
         candidacyAtMs = Long.MAX_VALUE;
@@ -110,6 +122,56 @@ final class Election {
         turn = failoverTurn;
         turnLeader = core.leader();
         turnTerm = core.term();
+    }
+
+    /**
+     * Fast first election (thesis §3.4 leaves the first election to the randomised timeouts):
+     * in a group that has never had a leader, the voters would all wait out their election
+     * timeout from their start, and a process that starts thousands of groups at once starts
+     * thousands of rounds at the same moment, which split their votes and run again. Instead one
+     * voter, chosen from the group id so that the groups' leaders spread over the members
+     * ({@link #designatedFirst}), campaigns {@code delayMs} after its start, skipping pre-vote
+     * ({@link #onWake}); voters that have followed no leader back it at once; the others keep their normal timeout, so the group is still led if
+     * that voter is down. Only the timing changes: who may win, and how votes are counted, do not.
+     * Does nothing unless this node starts at term 0 with an empty log.
+     */
+    void enableFastFirstElection(long delayMs, long nowMs) {
+        if (core.term() != 0 || core.log().lastIndex() != 0 || core.leader() != null) {
+            return;
+        }
+        followedNoLeader = true;
+        if (designatedFirst()) {
+            firstCampaignAtMs = nowMs + delayMs;
+        }
+    }
+
+    /**
+     * Is this node the voter of its fresh group that campaigns first: among the voters the
+     * configuration allows to lead with the highest priority it names (the default where it
+     * names none), sorted by id, the one a hash of the group id picks. Every member computes the
+     * same from the same initial configuration; one whose own options say priority 0 never
+     * campaigns (the others then elect at their timeout).
+     */
+    boolean designatedFirst() {
+        Membership m = core.membership();
+        java.util.List<PeerId> best = new java.util.ArrayList<>();
+        int top = 1;
+        for (PeerId p : m.voters()) { // sorted
+            int priority = ElectionPriority.effective(m, p, ElectionPriority.UNKNOWN);
+            if (priority > top) {
+                top = priority;
+                best.clear();
+            }
+            if (priority == top) {
+                best.add(p);
+            }
+        }
+        if (best.isEmpty() || ownPriority() == 0 || WitnessRules.neverLeads(config, m)) {
+            return false;
+        }
+        int h = config.groupId().hashCode() * 0x9E3779B9; // spreads ids that differ only a little ("0", "1", ...)
+        h ^= h >>> 16;
+        return best.get(Math.floorMod(h, best.size())).equals(self);
     }
 
     /** Our failover turn if the current leader of the current term told us one, else 0. */
@@ -206,6 +268,9 @@ final class Election {
 
     /** When {@link #leaderLostForVoting} becomes true, if nothing is heard meanwhile. */
     private long lostForVotingAtMs() {
+        if (followedNoLeader) {
+            return Long.MIN_VALUE / 2; // no lease rests on us, no leader of ours can be disrupted
+        }
         long silent = core.lastLeaderContactMs() + config.electionTimeoutMs();
         return leaderConnectionLostMs >= 0 ? Math.min(silent, lastHeartbeatMs + config.brokenLeaderHoldMs()) : silent;
     }
@@ -264,6 +329,22 @@ final class Election {
      */
     void onWake(long nowMs) {
         decideHeld(nowMs, false);
+        if (nowMs >= firstCampaignAtMs) {
+            firstCampaignAtMs = Long.MAX_VALUE;
+            if (core.role() == Role.FOLLOWER && followedNoLeader && core.term() == 0 && !preVoting() && !deferring(nowMs)
+                    && removed.mayCampaign(core.membership())) {
+                // Pre-vote (thesis §9.6) keeps a node that cannot win from raising the group's
+                // term and deposing a live leader; it never decides who may win (election safety
+                // rests on the vote alone). A candidacy for term 1 deposes no one: a leader is of
+                // term 1 or more, and a request for a term not above a node's own changes neither
+                // its term nor its leader. So this first round skips it. Only the designated
+                // voter does: the others, whose timers may fire before their peers host the group
+                // at all, pre-vote as usual rather than spend a synced term write on a lost round.
+                LOG.debug("{} campaigns first in its fresh group", core.label());
+                becomeCandidate(nowMs, false);
+                return;
+            }
+        }
         if (nowMs >= candidacyAtMs) {
             candidacyAtMs = Long.MAX_VALUE;
             VoteTally t = tally;
@@ -294,7 +375,7 @@ final class Election {
         if (core.quiet()) {
             return Long.MAX_VALUE; // nothing of an election is running, and a quiet follower's leader is vouched for by its transport
         }
-        long at = Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs);
+        long at = Math.min(Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs), firstCampaignAtMs);
         if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
             at = Math.min(at, silentTurnAtMs());
         }
@@ -304,7 +385,7 @@ final class Election {
     /** No election business: no round, no held answer, no break seen, no campaign planned (a follower may go quiet). */
     boolean idle() {
         return tally == null && held.isEmpty() && leaderConnectionLostMs < 0 && campaignAtMs == Long.MAX_VALUE
-                && candidacyAtMs == Long.MAX_VALUE;
+                && candidacyAtMs == Long.MAX_VALUE && firstCampaignAtMs == Long.MAX_VALUE;
     }
 
     /** How many pre-vote answers are held (for tests). */
@@ -588,7 +669,7 @@ final class Election {
      * is lost it counts as a refusal; it never counts towards winning.
      */
     void handleRequestVoteFailure(PeerId to, RequestVoteRequest req, long nowMs) {
-        handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), nowMs);
+        handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), false, nowMs);
     }
 
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
@@ -604,6 +685,11 @@ final class Election {
 
     /** Handles an answer to our RequestVote or pre-vote. */
     void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, long nowMs) {
+        handleRequestVoteResponse(from, req, resp, true, nowMs);
+    }
+
+    /** @param answered false: no answer came (a failure or timeout stands in as a refusal) */
+    private void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, boolean answered, long nowMs) {
         if (resp.getTerm() > core.term() && !resp.getGranted()) {
             core.becomeFollower(resp.getTerm(), null, nowMs);
             return;
@@ -625,7 +711,7 @@ final class Election {
         if (t.preVote ? core.role() == Role.CANDIDATE || core.role() == Role.LEADER : core.role() != Role.CANDIDATE || core.term() != req.getTerm()) {
             return;
         }
-        t.record(from, resp.getGranted());
+        t.record(from, resp.getGranted(), answered);
         LOG.debug("{} got {} {} from {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term);
         switch (t.outcome(core.membership())) {
             case WON -> {
@@ -642,6 +728,14 @@ final class Election {
                 tally = null;
                 if (!t.preVote) {
                     core.becomeFollower(core.term(), null, nowMs);
+                }
+                if (t.noneAnswered()) {
+                    // No voter answered at all (down, not hosting the group yet, or too busy to
+                    // answer within the vote timeout): asking again in a moment would not help
+                    // and, across thousands of groups on a busy process, adds load that keeps
+                    // the answers away. The election timer (randomised, while the leader stays
+                    // lost) asks again instead.
+                    return;
                 }
                 // Retry after a short random pause instead of a whole election timeout: a split
                 // vote or a voter that heard the old leader a little later resolves quickly.

@@ -160,6 +160,16 @@ public final class RaftCore {
         quiescence.enable(afterMs);
     }
 
+    /**
+     * Lets one voter of a group that has never had a leader campaign {@code delayMs} after its
+     * start, skipping pre-vote, while the others keep their election timeout (see
+     * {@link io.wheelraft.core.NodeOptions#fastFirstElection}). Call once, right after
+     * construction; nothing happens unless the node starts at term 0 with an empty log.
+     */
+    public void enableFastFirstElection(long delayMs, long nowMs) {
+        election.enableFastFirstElection(delayMs, nowMs);
+    }
+
     public Map<PeerId, Long> followerMatchIndexes() {
         return replication == null ? Map.of() : replication.matchIndexes();
     }

@@ -18,6 +18,8 @@ final class VoteTally {
     final long term;
     private final Set<PeerId> granted = new HashSet<>();
     private final Set<PeerId> denied = new HashSet<>();
+    /** Whether any other voter answered (granted or refused), rather than failing or timing out. */
+    private boolean answered;
 
     VoteTally(boolean preVote, long term, PeerId self) {
         this.preVote = preVote;
@@ -25,11 +27,18 @@ final class VoteTally {
         granted.add(self);
     }
 
-    void record(PeerId voter, boolean grant) {
+    /** @param answer false: the voter did not answer (unreachable, not hosting the group, timed out); counts as a refusal */
+    void record(PeerId voter, boolean grant, boolean answer) {
         if (granted.contains(voter) || denied.contains(voter)) {
             return; // a duplicated answer counts once
         }
         (grant ? granted : denied).add(voter);
+        answered |= answer;
+    }
+
+    /** Did no other voter answer at all (every one failed or timed out)? */
+    boolean noneAnswered() {
+        return !answered;
     }
 
     Outcome outcome(Membership m) {

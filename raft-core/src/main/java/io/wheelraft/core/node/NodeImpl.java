@@ -167,6 +167,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
         core.enableQuiescence(options.quiesceAfterMs());
+        if (options.fastFirstElection()) {
+            core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
+        }
         intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
@@ -188,6 +191,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             if (options.snapshotIntervalSecs() > 0) {
                 timers.snapshot.start();
             }
+            carryOut(); // schedules the wake-up the core asked for at start (a fresh group's first campaign)
         });
         LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
                 log.lastIndex(), mirror.configuration);
