@@ -95,8 +95,17 @@ final class Election {
         candidacyAtMs = Long.MAX_VALUE;
     }
 
-    /** A leader of our term spoke: a reported break of its connection is old news, held pre-votes are refused. */
+    /**
+     * A leader of our term spoke: a reported break of its connection is old news, held pre-votes
+     * are refused, and a pre-vote round of ours still waiting for answers is moot (the leader is
+     * not lost). Without dropping it, a round whose answers never came (voters busy or down at the
+     * time) stayed open while the leader's heartbeats kept the election timer from replacing it,
+     * and the follower, with that election business, never went quiet, nor did its group.
+     */
     void leaderHeard() {
+        if (tally != null && tally.preVote && core.role() != Role.CANDIDATE) {
+            tally = null;
+        }
         followedNoLeader = false;
         firstCampaignAtMs = Long.MAX_VALUE;
         leaderConnectionLostMs = -1;
