@@ -653,11 +653,6 @@ public final class RaftClient implements AutoCloseable {
 
     // ---- time: deadlines and silent servers (the transport's sweep calls these) ----
 
-    /** {@code call}'s deadline passed (the transport has stopped tracking it). */
-    void deadlinePassed(PendingCall call) {
-        timedOut(call);
-    }
-
     /**
      * {@code suspect} has not answered for a while without its connection breaking: ask the other
      * members who leads (at most every {@link #LEADER_POLL_MS}, for as long as its calls stay
@@ -722,7 +717,8 @@ public final class RaftClient implements AutoCloseable {
 
     // ---- ending calls ----
 
-    private void timedOut(PendingCall call) {
+    /** {@code call}'s deadline passed; the transport's sweep calls this once it stopped tracking the attempt. */
+    void timedOut(PendingCall call) {
         abandonAttempt(call);
         long ms = TimeUnit.NANOSECONDS.toMillis(call.deadlineNanos - call.startNanos);
         String last = "; last: " + call.lastReason;

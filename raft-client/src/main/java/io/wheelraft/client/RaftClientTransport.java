@@ -188,7 +188,7 @@ public final class RaftClientTransport implements AutoCloseable {
             for (PendingCall call : inFlight.values()) {
                 if (now - call.deadlineNanos >= 0) {
                     if (inFlight.remove(call.callId, call)) {
-                        call.owner.deadlinePassed(call);
+                        call.owner.timedOut(call);
                     }
                     continue;
                 }

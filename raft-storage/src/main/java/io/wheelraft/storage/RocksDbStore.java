@@ -519,9 +519,7 @@ public final class RocksDbStore implements AutoCloseable {
      * @throws LogCorruptionException if the stored log fails verification
      */
     public synchronized RocksDbLogStorage logStorage(String groupId) {
-        if (groupId == null || groupId.isEmpty()) {
-            throw new IllegalArgumentException("group id must be a non-empty string, got " + (groupId == null ? "null" : "''"));
-        }
+        requireGroupId(groupId);
         checkOpen();
         if (openGroups.containsKey(groupId)) {
             throw new IllegalStateException("log of group '" + groupId + "' in " + dir + " is already open");
@@ -546,9 +544,7 @@ public final class RocksDbStore implements AutoCloseable {
      * @throws LogCorruptionException naming the group and key if the stored value is damaged
      */
     public synchronized RocksDbMetaStorage metaStorage(String groupId) {
-        if (groupId == null || groupId.isEmpty()) {
-            throw new IllegalArgumentException("group id must be a non-empty string, got " + (groupId == null ? "null" : "''"));
-        }
+        requireGroupId(groupId);
         checkOpen();
         if (openMetas.containsKey(groupId)) {
             throw new IllegalStateException("raft meta of group '" + groupId + "' in " + dir + " is already open");
@@ -602,11 +598,7 @@ public final class RocksDbStore implements AutoCloseable {
      * @throws IllegalArgumentException if an id is null or empty (nothing is registered then)
      */
     public synchronized int registerGroups(java.util.Collection<String> groupIds) {
-        for (String id : groupIds) {
-            if (id == null || id.isEmpty()) {
-                throw new IllegalArgumentException("group id must be a non-empty string, got " + (id == null ? "null" : "''"));
-            }
-        }
+        groupIds.forEach(RocksDbStore::requireGroupId);
         checkOpen();
         byte[] next = get(defaultCf, NEXT_TAG_KEY);
         int tag = next == null ? 1 : LogKeys.getInt(next, 0);
@@ -634,22 +626,16 @@ public final class RocksDbStore implements AutoCloseable {
         return registered;
     }
 
+    /** Registers one new group (see {@link #registerGroups}) and returns its tag. */
     private int registerGroup(String groupId) {
-        byte[] groupKey = bytes(GROUP_KEY_PREFIX + groupId);
-        byte[] next = get(defaultCf, NEXT_TAG_KEY);
-        int tag = next == null ? 1 : LogKeys.getInt(next, 0);
-        byte[] tagBytes = new byte[4];
-        LogKeys.putInt(tagBytes, 0, tag);
-        byte[] nextBytes = new byte[4];
-        LogKeys.putInt(nextBytes, 0, tag + 1);
-        try (WriteBatch batch = new WriteBatch()) {
-            batch.put(defaultCf, groupKey, tagBytes);
-            batch.put(defaultCf, NEXT_TAG_KEY, nextBytes);
-            writeUnsynced(batch);
-        } catch (RocksDBException e) {
-            throw new StorageException("cannot register group '" + groupId + "' in " + dir + ": " + e.getMessage(), e);
+        registerGroups(java.util.List.of(groupId));
+        return existingGroupTag(groupId);
+    }
+
+    private static void requireGroupId(String groupId) {
+        if (groupId == null || groupId.isEmpty()) {
+            throw new IllegalArgumentException("group id must be a non-empty string, got " + (groupId == null ? "null" : "''"));
         }
-        return tag;
     }
 
     /**
