@@ -3,17 +3,12 @@ package io.wheelraft.core.node;
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
-import io.wheelraft.core.StateMachineAdapter;
-import io.wheelraft.core.Iterator;
 import io.wheelraft.core.sim.SimFaults;
 import io.wheelraft.core.sim.SimNetwork;
 import io.wheelraft.core.sim.SimRuntime;
 import io.wheelraft.core.spi.ConnectionListener;
 import io.wheelraft.core.spi.RaftRequestHandler;
 import io.wheelraft.core.spi.RaftTransport;
-import io.wheelraft.core.storage.memory.MemoryLogStorage;
-import io.wheelraft.core.storage.memory.MemoryMetaStorage;
-import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.InstallSnapshotRequest;
@@ -64,21 +59,7 @@ class NodeConnectionsTest {
     }
 
     private void start(PeerId self, Configuration conf, RaftTransport transport) {
-        NodeOptions o = new NodeOptions()
-                .initialConfiguration(conf)
-                .stateMachine(new StateMachineAdapter() {
-                    @Override
-                    public void onApply(Iterator it) {
-                        while (it.hasNext()) {
-                            it.next();
-                        }
-                    }
-                })
-                .logStorage(new MemoryLogStorage())
-                .metaStorage(new MemoryMetaStorage())
-                .snapshotStorage(new MemorySnapshotStorage())
-                .timer(runtime.timer())
-                .snapshotIntervalSecs(0);
+        NodeOptions o = InMemoryNodeOptions.of(conf, runtime);
         new NodeImpl("g", self, o, transport, runtime).start();
     }
 

@@ -1,16 +1,11 @@
 package io.wheelraft.core.node;
 
 import io.wheelraft.core.Configuration;
-import io.wheelraft.core.Iterator;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
-import io.wheelraft.core.StateMachineAdapter;
 import io.wheelraft.core.sim.SimFaults;
 import io.wheelraft.core.sim.SimNetwork;
 import io.wheelraft.core.sim.SimRuntime;
-import io.wheelraft.core.storage.memory.MemoryLogStorage;
-import io.wheelraft.core.storage.memory.MemoryMetaStorage;
-import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -29,21 +24,7 @@ class NodeQuiescenceOptionTest {
     private final SimNetwork network = new SimNetwork(runtime, new Random(3), new SimFaults());
 
     private NodeOptions options() {
-        return new NodeOptions()
-                .initialConfiguration(new Configuration(List.of(N1)))
-                .stateMachine(new StateMachineAdapter() {
-                    @Override
-                    public void onApply(Iterator it) {
-                        while (it.hasNext()) {
-                            it.next();
-                        }
-                    }
-                })
-                .logStorage(new MemoryLogStorage())
-                .metaStorage(new MemoryMetaStorage())
-                .snapshotStorage(new MemorySnapshotStorage())
-                .timer(runtime.timer())
-                .snapshotIntervalSecs(0)
+        return InMemoryNodeOptions.of(new Configuration(List.of(N1)), runtime)
                 .quiesceAfterMs(500);
     }
 
