@@ -63,6 +63,12 @@ final class Election {
      * the end of our hold rather than at our later turn (the candidate cannot win).
      */
     private long behindAskedBeforeBreakMs = Long.MIN_VALUE / 2;
+    /**
+     * The rival candidate that yielded a split term to us ({@code voter_yields}), and that term:
+     * our rounds for the next term name it, so voters that voted for it back us at once.
+     */
+    private PeerId yieldedBy;
+    private long yieldedTerm = -1;
     /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
     private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
     /**
@@ -70,6 +76,17 @@ final class Election {
      * it sent, so a voter that saw the break waits {@link RaftConfig#brokenLeaderHoldMs} from here.
      */
     private long lastHeartbeatMs;
+    /**
+     * When we last received a heartbeat the leader may count toward a read lease (one not marked
+     * {@code no_lease}), or started: the part of the hold that protects the lease counts from here.
+     */
+    private long lastLeaseHeartbeatMs;
+    /**
+     * After the leader's connection broke, the transport found its process gone (a new connection
+     * was refused): no heartbeat of that leader can still be on its way, so the rest of the hold
+     * protects only a lease ({@link #lastLeaseHeartbeatMs}); reset with the break.
+     */
+    private boolean leaderProcessGone;
     /**
      * Fast first election is on and this node has followed no leader: it started at term 0 (so it
      * never voted nor acknowledged anything, durably or not: a term above 0 is durable before
@@ -87,6 +104,7 @@ final class Election {
         this.self = config.self();
         this.removed = new RemovedMember(self);
         this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
+        this.lastLeaseHeartbeatMs = lastHeartbeatMs;
     }
 
     /** The round in progress (if any) is over: the node became a follower of some term, or leader. */
@@ -109,6 +127,7 @@ final class Election {
         followedNoLeader = false;
         firstCampaignAtMs = Long.MAX_VALUE;
         leaderConnectionLostMs = -1;
+        leaderProcessGone = false;
         campaignAtMs = Long.MAX_VALUE;
         candidacyAtMs = Long.MAX_VALUE;
         decideHeld(core.lastLeaderContactMs(), true);
@@ -120,13 +139,21 @@ final class Election {
         removed.leaderContact();
     }
 
-    /** The current leader's AppendEntries (a heartbeat or not) carried our failover turn (0: none). */
-    void turnFromLeader(int failoverTurn, boolean heartbeat, long nowMs) {
+    /**
+     * The current leader's AppendEntries (a heartbeat or not) carried our failover turn (0: none).
+     *
+     * @param heartbeat a heartbeat-timer heartbeat (not a read round)
+     * @param lease     and the leader may count our answer toward a read lease (not {@code no_lease})
+     */
+    void turnFromLeader(int failoverTurn, boolean heartbeat, boolean lease, long nowMs) {
         boolean newLeader = turnTerm != core.term() || !core.leader().equals(turnLeader);
         if (heartbeat || newLeader) {
             // A new leader's first message counts too: its heartbeats start a moment later, and a
             // connection that flaps in between must not make us back a candidate against it.
             lastHeartbeatMs = Math.max(lastHeartbeatMs, nowMs);
+        }
+        if (heartbeat && lease) {
+            lastLeaseHeartbeatMs = Math.max(lastLeaseHeartbeatMs, nowMs);
         }
         turn = failoverTurn;
         turnLeader = core.leader();
@@ -275,13 +302,23 @@ final class Election {
         return nowMs >= lostForVotingAtMs();
     }
 
-    /** When {@link #leaderLostForVoting} becomes true, if nothing is heard meanwhile. */
+    /**
+     * When {@link #leaderLostForVoting} becomes true, if nothing is heard meanwhile. After a break
+     * the hold has two jobs: it outlasts any lease the leader may rest on our answers, and it
+     * lets a live leader's next heartbeat come first when the connection only flapped. Once the
+     * leader's process is known gone, only the first is left, and only for heartbeats that could
+     * carry a lease.
+     */
     private long lostForVotingAtMs() {
         if (followedNoLeader) {
             return Long.MIN_VALUE / 2; // no lease rests on us, no leader of ours can be disrupted
         }
         long silent = core.lastLeaderContactMs() + config.electionTimeoutMs();
-        return leaderConnectionLostMs >= 0 ? Math.min(silent, lastHeartbeatMs + config.brokenLeaderHoldMs()) : silent;
+        if (leaderConnectionLostMs < 0) {
+            return silent;
+        }
+        long since = leaderProcessGone ? lastLeaseHeartbeatMs : lastHeartbeatMs;
+        return Math.min(silent, since + config.brokenLeaderHoldMs());
     }
 
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
@@ -314,6 +351,29 @@ final class Election {
         decideHeld(nowMs, false); // held pre-votes waited for this
         // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
         return !WitnessRules.neverLeads(config, core.membership());
+    }
+
+    /**
+     * The transport found the process at {@code endpoint} gone: after its connection broke, a new
+     * connection to it was refused (nothing listens there). If it was our leader's and we saw the
+     * break, the hold shrinks to what a lease needs ({@link #lostForVotingAtMs}); held answers
+     * and a candidacy waiting on our own hold are decided again now.
+     */
+    void onLeaderProcessGone(String endpoint, long nowMs) {
+        if (leaderConnectionLostMs < 0 || leaderProcessGone || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
+            return;
+        }
+        leaderProcessGone = true;
+        LOG.debug("{} learned leader {}'s process is gone (a new connection was refused); backs a candidate in {} ms", core.label(),
+                core.leader(), Math.max(0, lostForVotingAtMs() - nowMs));
+        // What waited for the end of our hold waits for its new, earlier end; onWake does what is due.
+        if (campaignAtMs != Long.MAX_VALUE) {
+            campaignAtMs = Math.min(campaignAtMs, lostForVotingAtMs());
+        }
+        if (candidacyAtMs != Long.MAX_VALUE) {
+            candidacyAtMs = Math.min(candidacyAtMs, lostForVotingAtMs());
+        }
+        onWake(nowMs);
     }
 
     /**
@@ -496,6 +556,7 @@ final class Election {
     }
 
     private void broadcastVote(boolean preVote, long voteTerm, boolean transfer, boolean leaderConnectionBroke) {
+        String rivalThatYielded = yieldedBy != null && voteTerm == yieldedTerm + 1 ? yieldedBy.toString() : "";
         for (PeerId p : core.membership().voters()) {
             if (p.equals(self)) {
                 continue;
@@ -510,6 +571,7 @@ final class Election {
                     .setPreVote(preVote)
                     .setLeadershipTransfer(transfer)
                     .setLeaderConnectionBroke(leaderConnectionBroke)
+                    .setYieldedBy(rivalThatYielded)
                     .build()));
         }
     }
@@ -563,11 +625,14 @@ final class Election {
         boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
         // Right after granting a vote, give that candidate time to win and announce itself
         // before backing anyone else (it would otherwise be deposed in the window between our
-        // grant and its first append). Once a leader spoke since, that election is over.
+        // grant and its first append). Once a leader spoke since, that election is over; so it is
+        // when the candidate we voted for yielded that term to this one (a split vote): without
+        // that, a rival that had already collected our votes could not be replaced for T/2.
+        boolean votedForTheRivalThatYielded = votedForTheRivalThatYielded(req);
         boolean backable = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER
                 && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || core.lastLeaderContactMs() > lastVoteGrantMs
-                    || candidate.equals(core.votedFor()));
-        boolean lost = leaderLostForVoting(nowMs);
+                    || candidate.equals(core.votedFor()) || votedForTheRivalThatYielded);
+        boolean lost = leaderLostForVoting(nowMs) || votedForTheRivalThatYielded;
         if (backable && !lost && replyTo != null) {
             long deadline = holdDeadlineMs(req, nowMs);
             if (deadline > nowMs) {
@@ -588,24 +653,34 @@ final class Election {
             return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
                     .setReason("not a member of the configuration committed at index " + removedAt).build();
         }
-        if (!grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER && lost && !preVoting() && !deferring(nowMs)
-                && !WitnessRules.neverLeads(config, core.membership())) {
+        boolean behindNeedsUs = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
+                && candidateCannotWinWithoutUs();
+        if (behindNeedsUs && lost && !preVoting() && !deferring(nowMs) && !WitnessRules.neverLeads(config, core.membership())) {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
             // entries it lacks. Campaign now rather than at our own turn (unless we already back
             // another survivor's pre-vote: two rounds at once could split the vote).
             LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
             startPreVote(nowMs);
-        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
-                && leaderConnectionLostMs >= 0 && !lost) {
+        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && leaderConnectionLostMs >= 0 && !lost) {
             // The same, but our own hold after the break is not over yet: campaign when it is,
             // rather than a slot later at our own turn.
             campaignAtMs = lostForVotingAtMs();
-        } else if (!grant && !logOk && req.getLeaderConnectionBroke() && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
-                && leaderConnectionLostMs < 0) {
+        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && leaderConnectionLostMs < 0) {
             // The same, but the candidate's break report came before ours (see onConnectionLost).
             behindAskedBeforeBreakMs = nowMs;
         }
         return answer;
+    }
+
+    /**
+     * A candidate whose log is behind ours cannot win without our vote: the voters other than us
+     * and our (lost) leader make no quorum, as in a group of three. Then we campaign at once
+     * rather than at our turn. In a larger group it may win with the others (whose logs are not
+     * ahead of its own): a round of ours next to it would split the vote, so we keep our turn.
+     */
+    private boolean candidateCannotWinWithoutUs() {
+        PeerId leader = core.leader();
+        return !core.membership().quorumStillPossible(p -> p.equals(self) || p.equals(leader));
     }
 
     /**
@@ -627,6 +702,18 @@ final class Election {
         return silentAt - nowMs <= window ? silentAt : nowMs;
     }
 
+    /**
+     * The request names the candidate we voted for in our current term as having yielded that
+     * term to this one (a split vote), and no leader of our term spoke to us. That election is
+     * over without a leader: our vote in it was given only once the old leader was lost for
+     * voting, and no leader of this term can rest a lease on us, so we need not wait out the old
+     * leader again (a granted vote ends the broken-connection path, see {@link #vote}).
+     */
+    private boolean votedForTheRivalThatYielded(RequestVoteRequest req) {
+        return !req.getYieldedBy().isEmpty() && req.getTerm() == core.term() + 1 && core.leader() == null
+                && core.votedFor() != null && core.votedFor().toString().equals(req.getYieldedBy());
+    }
+
     /** A real vote (§5.2, §5.4.1), behind the disruptive-server guard (§4.2.3). */
     private RequestVoteResponse vote(RequestVoteRequest req, PeerId candidate, long nowMs) {
         boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
@@ -637,7 +724,8 @@ final class Election {
         // bump our term, unless it comes from a leader transfer the leader itself started.
         // A node that just started counts its start as contact: it may have acknowledged a
         // heartbeat just before a restart, and the old leader's lease relies on that.
-        if (!req.getLeadershipTransfer() && req.getTerm() > core.term() && (core.role() == Role.LEADER || !leaderLostForVoting(nowMs))) {
+        if (!req.getLeadershipTransfer() && req.getTerm() > core.term()
+                && (core.role() == Role.LEADER || !(leaderLostForVoting(nowMs) || votedForTheRivalThatYielded(req)))) {
             return voteResponse(false, false, core.leader() == null ? "heard from a leader (or started) recently" : "a live leader " + core.leader() + " is known");
         }
         if (req.getTerm() > core.term()) {
@@ -654,6 +742,7 @@ final class Election {
             // disrupting the candidate we voted for. The broken-connection shortcut does end: it
             // was about the old leader, and would otherwise depose the new one.
             leaderConnectionLostMs = -1;
+            leaderProcessGone = false;
             lastVoteGrantMs = nowMs;
             LOG.debug("{} grants its vote of term {} to {}", core.label(), core.term(), candidate);
             return voteResponse(false, true, "");
@@ -705,6 +794,8 @@ final class Election {
         }
         if (resp.getVoterYields() && !req.getPreVote() && core.role() == Role.CANDIDATE && req.getTerm() == core.term()) {
             LOG.info("{}: {} yielded the split vote of term {}; campaigning again", core.label(), from, core.term());
+            yieldedBy = from;
+            yieldedTerm = core.term();
             core.becomeFollower(core.term(), null, nowMs);
             startPreVote(nowMs);
             return;

@@ -29,6 +29,11 @@ final class PendingReads {
             return;
         }
         core.quiescence().leaderBusy(nowMs);
+        if (lease) {
+            // From the next heartbeat round on, answers count toward the lease. This batch may take
+            // a round: a lease not asked for lately rests on no heartbeat (see Replication#armLease).
+            core.replication().armLease(nowMs);
+        }
         if (core.log().term(core.commitIndex()) != core.term()) {
             awaitTermCommit(handles, lease);
             return;

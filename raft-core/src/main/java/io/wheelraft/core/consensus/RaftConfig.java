@@ -56,6 +56,15 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
     }
 
     /**
+     * How long after a lease read was asked for the leader keeps counting its heartbeats toward
+     * the lease (30 election timeouts). Outside it, heartbeats carry no lease, so a voter that
+     * learns a dead leader's process is gone backs a candidate without waiting one out.
+     */
+    public long leaseArmedForMs() {
+        return 30L * electionTimeoutMs;
+    }
+
+    /**
      * A voter that saw its leader's connection break backs a candidate against it no earlier than
      * this after the last heartbeat-timer heartbeat it received: half the grace (by default one
      * heartbeat interval) plus 2% of the election timeout. Half the grace is what the leader's

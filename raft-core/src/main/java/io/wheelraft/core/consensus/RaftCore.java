@@ -269,6 +269,16 @@ public final class RaftCore {
         }
     }
 
+    /**
+     * The transport says the process at {@code endpoint} is gone: after its connection broke, a
+     * new connection to it was refused. A follower whose leader was there backs a candidate
+     * without waiting for a heartbeat that can no longer come (only a lease, if one may rest on
+     * it, is still waited out).
+     */
+    public void onPeerGone(String endpoint, long nowMs) {
+        election.onLeaderProcessGone(endpoint, nowMs);
+    }
+
     /** This follower's wait after a broken leader connection passed: campaign if the leader is still lost. */
     public void onConnectionLostGraceElapsed(long nowMs) {
         election.onConnectionLostGraceElapsed(nowMs);
@@ -475,7 +485,7 @@ public final class RaftCore {
         if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
-        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), nowMs);
+        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), !req.getNoLease(), nowMs);
 
         long prev = req.getPrevLogIndex();
         if (prev < commitIndex) {

@@ -29,6 +29,12 @@ final class Replication implements PriorityHandover.Followers {
     private long heartbeatRound;
     /** When each recent heartbeat-timer round was sent (read rounds do not count for the lease). */
     private final java.util.SortedMap<Long, Long> leaseRoundSentMs = new TreeMap<>();
+    /**
+     * Until when heartbeat-timer rounds count toward a read lease ({@link #armLease}); before it
+     * they go out marked {@code no_lease}. A voter that learns this leader's process is gone need
+     * not wait out a lease that no heartbeat it acknowledged could carry (see Election).
+     */
+    private long leaseArmedUntilMs = Long.MIN_VALUE;
     /** Followers fenced after a storage fault, and how far each must catch up to vote again. */
     private final RepairTracker repairs;
     /** The voters other than this leader, and each one's failover turn as of the latest heartbeat round. */
@@ -211,9 +217,22 @@ final class Replication implements PriorityHandover.Followers {
         return broadcastRound(commitIndex, nowMs, true, false);
     }
 
+    /**
+     * A lease read was asked for: heartbeat-timer rounds count toward the lease from the next one
+     * on, for {@link RaftConfig#leaseArmedForMs} (always with {@link RaftConfig#leaseReads}).
+     */
+    void armLease(long nowMs) {
+        leaseArmedUntilMs = Math.max(leaseArmedUntilMs, nowMs + config.leaseArmedForMs());
+    }
+
+    private boolean leaseArmed(long nowMs) {
+        return config.leaseReads() || nowMs < leaseArmedUntilMs;
+    }
+
     private long broadcastRound(long commitIndex, long nowMs, boolean readRound, boolean quiesce) {
         long round = ++heartbeatRound;
-        if (!readRound) {
+        boolean leaseRound = !readRound && leaseArmed(nowMs);
+        if (leaseRound) {
             leaseRoundSentMs.put(round, nowMs);
             // A round sent more than a lease ago can no longer make the lease valid (an answer to it
             // then counts as none, which only shortens the lease): keep only the rounds that can.
@@ -222,6 +241,8 @@ final class Replication implements PriorityHandover.Followers {
             while (leaseRoundSentMs.size() > 1 && leaseRoundSentMs.get(leaseRoundSentMs.firstKey()) < nowMs - config.leaseMs()) {
                 leaseRoundSentMs.remove(leaseRoundSentMs.firstKey());
             }
+        }
+        if (!readRound) {
             rankTurns();
         }
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
@@ -232,7 +253,8 @@ final class Replication implements PriorityHandover.Followers {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
             AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
-                    .toBuilder().setHeartbeat(true).setReadRound(readRound).setQuiesce(quiesce && pr.match == log.lastIndex()).build();
+                    .toBuilder().setHeartbeat(true).setReadRound(readRound).setNoLease(!leaseRound)
+                    .setQuiesce(quiesce && pr.match == log.lastIndex()).build();
             out.send(new Ready.AppendRequest(e.getKey(), hb));
         }
         return round;
@@ -250,7 +272,8 @@ final class Replication implements PriorityHandover.Followers {
 
     /**
      * When the heartbeats last acknowledged by a quorum were sent (the leader counts as now): no
-     * other leader can be elected before this plus the time voters keep refusing votes.
+     * other leader can be elected before this plus the time voters keep refusing votes. Only
+     * rounds sent while the lease was armed count; an answer to another round counts as none.
      */
     long leaseBasisMs(Membership membership, long nowMs) {
         return membership.committedIndex(p -> {

@@ -693,6 +693,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     @Override
+    public void onPeerGone(String endpoint) {
+        onLane(() -> step(() -> core.onPeerGone(endpoint, now())));
+    }
+
+    @Override
     public void onPeerSilent(String endpoint) {
         onLane(() -> step(() -> core.onPeerSilent(endpoint, now())));
     }

@@ -13,6 +13,16 @@ public final class SimFaults {
     int maxLatencyMs = 3;
     /** How soon peers learn that a crashed process's connections broke. */
     int connectionBreakDetectMs = 1;
+    /**
+     * Whether a transport's probe after a break finds a killed process gone (its address refuses
+     * a new connection, one round trip after the break is seen), as the gRPC transport's does.
+     */
+    boolean reportGonePeers = true;
+
+    public SimFaults reportGonePeers(boolean v) {
+        reportGonePeers = v;
+        return this;
+    }
 
     public SimFaults dropRate(double v) {
         if (v < 0 || v >= 1) {

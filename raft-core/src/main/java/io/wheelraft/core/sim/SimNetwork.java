@@ -121,11 +121,21 @@ public final class SimNetwork {
         p.handlers.clear();
         p.listeners.clear();
         if (breakConnections) {
+            long incarnation = p.incarnation;
             for (Process other : processes.values()) {
                 if (other != p && other.alive && connected(endpoint, other.endpoint)) {
                     reportedBroken(other.endpoint, endpoint);
                     List<ConnectionListener> ls = List.copyOf(other.listeners);
                     later(faults.connectionBreakDetectMs, () -> ls.forEach(l -> l.onConnectionLost(endpoint)));
+                    if (faults.reportGonePeers) {
+                        // The transport's probe after the break: a connection attempt refused one round trip later,
+                        // unless the process is back by then (the attempt then connects, and nothing is reported).
+                        later(faults.connectionBreakDetectMs + 2L * faults.maxLatencyMs, () -> {
+                            if (!p.alive && p.incarnation == incarnation) {
+                                ls.forEach(l -> l.onPeerGone(endpoint));
+                            }
+                        });
+                    }
                 }
             }
         }

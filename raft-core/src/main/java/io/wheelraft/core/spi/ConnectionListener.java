@@ -19,6 +19,16 @@ public interface ConnectionListener {
     void onConnectionLost(String endpoint);
 
     /**
+     * After its connection broke ({@link #onConnectionLost}), a new connection to {@code endpoint}
+     * was refused: no process listens at that address now, so the one that served there is gone
+     * (it died and its kernel closed its sockets) rather than cut off or only reconnecting. Stronger
+     * than a break: nothing more can come from that process. Reported at most once per loss;
+     * default: nothing. A transport that cannot tell need never call it.
+     */
+    default void onPeerGone(String endpoint) {
+    }
+
+    /**
      * {@code endpoint} has not answered the transport's liveness heartbeat for its silence window,
      * though its connection did not reset. Weaker than {@link #onConnectionLost}: the process may
      * only be slow, so it calls for the caution of a silent leader (an election timeout), not the

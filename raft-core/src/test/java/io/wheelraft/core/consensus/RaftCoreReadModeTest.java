@@ -74,8 +74,18 @@ class RaftCoreReadModeTest {
         net.settle(BEAT + 20);
         assertTrue(confirmed(byDefault));
 
+        ReadHandle first = RecordingEffects.read("first lease read");
+        leader.core.readIndex(List.of(first), true, BEAT + 40);
+        assertFalse(confirmed(first), "no lease was asked for before: no answered heartbeat carries one, so a round");
+        assertEquals(2, heartbeatsQueued(), "a round to both followers");
+        net.settle(BEAT + 40);
+        assertTrue(confirmed(first));
+        leader.core.onHeartbeatTimeout(BEAT + 50); // the first heartbeat-timer round that carries the lease
+        net.settle(BEAT + 50);
+        heartbeatsQueued();
+
         ReadHandle lease = RecordingEffects.read("lease read");
-        leader.core.readIndex(List.of(lease), true, BEAT + 40);
+        leader.core.readIndex(List.of(lease), true, BEAT + 60);
         assertTrue(confirmed(lease), "served at once while the lease holds");
         assertEquals(0, heartbeatsQueued(), "no heartbeat round for a lease read within the lease");
     }
@@ -136,13 +146,15 @@ class RaftCoreReadModeTest {
         leader.electByHand(T0);
         net.settle(T0);
         leader.core.onHeartbeatTimeout(T0);
-        net.settle(T0); // n2 acknowledged a heartbeat round: with the leader a quorum, the lease holds
+        net.settle(T0); // n2 acknowledged a heartbeat round, but no lease was asked for yet: it carries none
         ReadHandle quorum = RecordingEffects.read("read-index read");
         ReadHandle lease = RecordingEffects.read("lease read");
         leader.core.readIndex(List.of(quorum), false, T0);
         leader.core.readIndex(List.of(lease), true, T0);
         assertEquals(0, leader.core.commitIndex());
         assertFalse(confirmed(quorum) || confirmed(lease), "no entry of the term committed yet");
+        leader.core.onHeartbeatTimeout(T0 + 1); // the lease read armed the lease: this round carries it
+        net.settle(T0 + 1);
         sendsLooked = leader.fx.sends().size();
 
         leader.flushDisk(); // the no-op is durable on the leader too: committed, the held reads start

@@ -108,8 +108,8 @@ class FailoverSimulationTest {
         }
         Figures f = new Figures(name, electionTimeoutMs, all);
         System.out.println("[failover] " + f.summary());
-        all.stream().filter(x -> x.ms() > 2L * electionTimeoutMs).limit(5)
-                .forEach(x -> System.out.println("[failover]   slow: seed " + x.seed() + " round " + x.round() + ": " + x.ms() + " ms, split vote " + x.splitVote()));
+        all.stream().filter(x -> x.ms() > 2L * electionTimeoutMs || x.splitVote()).limit(5)
+                .forEach(x -> System.out.println("[failover]   slow or split: seed " + x.seed() + " round " + x.round() + ": " + x.ms() + " ms, split vote " + x.splitVote()));
         return f;
     }
 

@@ -36,7 +36,7 @@ class ForwardedReadModeSimulationTest {
     @Test
     void quorumReadForwardedToALeaseLeaderWaitsForAQuorumItCannotGet() {
         for (long seed = 1; seed <= SEEDS; seed++) {
-            Scene s = new Scene(seed, ReadOnlyOption.LEASE);
+            Scene s = new Scene(seed, ReadOnlyOption.LEASE, false);
             s.readOnFollower(ReadOnlyOption.READ_INDEX);
             assertTrue(s.cluster.runUntil(() -> s.status[0] != null, 20L * T), "the read never ended; " + s.cluster.replayHint());
             assertFalse(s.status[0].isOk(), "a READ_INDEX read was confirmed by a leader that cannot reach a quorum "
@@ -48,7 +48,7 @@ class ForwardedReadModeSimulationTest {
     @Test
     void leaseReadForwardedToAQuorumLeaderIsServedFromTheLease() {
         for (long seed = 1; seed <= SEEDS; seed++) {
-            Scene s = new Scene(seed, ReadOnlyOption.READ_INDEX);
+            Scene s = new Scene(seed, ReadOnlyOption.READ_INDEX, true);
             s.readOnFollower(ReadOnlyOption.LEASE);
             assertTrue(s.cluster.runUntil(() -> s.status[0] != null, 20L * T), "the read never ended; " + s.cluster.replayHint());
             assertNotNull(s.status[0]);
@@ -66,7 +66,7 @@ class ForwardedReadModeSimulationTest {
     @Test
     void callWithoutAModeIsConfirmedAsTheLeadersOwnOptionSays() {
         for (long seed = 1; seed <= SEEDS; seed++) {
-            Scene s = new Scene(seed, ReadOnlyOption.LEASE);
+            Scene s = new Scene(seed, ReadOnlyOption.LEASE, false);
             ReadIndexRequest oldStyle = ReadIndexRequest.newBuilder().setGroupId(SimCluster.GROUP)
                     .setServerId(s.cluster.peer(s.follower).toString()).setPeerId(s.cluster.peer(s.leader).toString()).setCount(1).build();
             // The node is reached the way a transport reaches it, through the SPI it implements.
@@ -85,7 +85,11 @@ class ForwardedReadModeSimulationTest {
         final long[] readIndex = {-1};
         long committedBeforeCut;
 
-        Scene(long seed, ReadOnlyOption leaderOption) {
+        /**
+         * @param leaseAskedBefore a lease read was served before the cut, so the leader's heartbeats
+         *                         since carry a lease (a leader not asked for one lately keeps none)
+         */
+        Scene(long seed, ReadOnlyOption leaderOption, boolean leaseAskedBefore) {
             cluster = new SimCluster(seed, 5, i -> new CounterFsm(i, new CommittedLog("seed " + seed)),
                     // A grace of 2T makes the lease min(T, grace / 2) - drift = 145 ms: long enough
                     // to outlast the cut and the forwarded call, far shorter than the step-down.
@@ -98,6 +102,12 @@ class ForwardedReadModeSimulationTest {
             assertTrue(cluster.runUntil(() -> written[0] && cluster.peer(leader).equals(cluster.node(follower).getLeaderId())
                     && ((CounterFsm) cluster.stateMachine(follower)).value() == 1, 20L * T), cluster.replayHint());
             committedBeforeCut = cluster.node(leader).status().commitIndex();
+            if (leaseAskedBefore) {
+                Status[] earlier = new Status[1];
+                cluster.node(leader).readIndex(ReadOnlyOption.LEASE, (st, index) -> earlier[0] = st);
+                assertTrue(cluster.runUntil(() -> earlier[0] != null && earlier[0].isOk(), 20L * T), cluster.replayHint());
+                cluster.runFor(T / 5); // heartbeat-timer rounds that carry the lease are sent and answered
+            }
             cluster.runFor(cluster.random().nextInt(T / 10)); // vary where in the heartbeat cycle the cut lands
             List<Integer> rest = new ArrayList<>();
             for (int i = 0; i < cluster.size(); i++) {
