@@ -37,6 +37,8 @@ final class ConnectionListeners {
     private final Set<ConnectionListener> listeners = ConcurrentHashMap.newKeySet();
     private volatile boolean silenced;
     private final Map<String, Told> endpoints = new ConcurrentHashMap<>();
+    /** Tries each broken endpoint once for a refusal ({@link PeerGoneProbe}); null: no probing. */
+    private volatile PeerGoneProbe probe;
 
     /**
      * What listeners were told about one endpoint; guarded by its own lock. A peer that stays down
@@ -48,9 +50,14 @@ final class ConnectionListeners {
         boolean lost;
         /** The report was a break (a reset, a restart), not only silence. */
         boolean broken;
+        /** Counts the breaks reported, so a probe's answer about an earlier one is ignored. */
+        long lossEpoch;
+        /** This loss was reported gone ({@link #fireGone}). */
+        boolean gone;
         final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
         final RateLimitedLog restoredLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
         final RateLimitedLog restartedLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+        final RateLimitedLog goneLog = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     }
 
     void add(ConnectionListener listener) {
@@ -59,6 +66,11 @@ final class ConnectionListeners {
 
     void remove(ConnectionListener listener) {
         listeners.remove(listener);
+    }
+
+    /** From now on every reported break is followed by one connection attempt to the endpoint. */
+    void probeBreaksWith(PeerGoneProbe probe) {
+        this.probe = probe;
     }
 
     void silence() {
@@ -100,8 +112,30 @@ final class ConnectionListeners {
             }
             t.lost = true;
             t.broken = true;
+            t.gone = false;
+            long epoch = ++t.lossEpoch;
             t.lostLog.info(nowMs(), "connection to {} lost ({})", endpoint, why);
             deliverLost(endpoint);
+            PeerGoneProbe p = probe;
+            if (p != null) {
+                p.probe(endpoint, epoch);
+            }
+        }
+    }
+
+    /**
+     * A connection attempt after break {@code lossEpoch} of {@code endpoint} was refused: its process
+     * is gone. Reported once per break, and only while that break is the latest and not restored.
+     */
+    void fireGone(String endpoint, long lossEpoch) {
+        Told t = told(endpoint);
+        synchronized (t) {
+            if (silenced || !t.lost || !t.broken || t.gone || t.lossEpoch != lossEpoch) {
+                return;
+            }
+            t.gone = true;
+            t.goneLog.info(nowMs(), "{} refuses connections: the process there is gone", endpoint);
+            deliver(endpoint, "end", ConnectionListener::onPeerGone);
         }
     }
 

@@ -67,6 +67,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GrpcRaftTransport implements RaftTransport {
 
+    /** A connection attempt after a break that takes longer than this says nothing (the process may be cut off, not gone). */
+    private static final int GONE_PROBE_TIMEOUT_MS = 500;
+
     private final RpcOptions options;
     private final HandlerRegistry handlers = new HandlerRegistry();
     private final NodeRegistry nodes;
@@ -89,6 +92,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         this.scheduler = timers;
         this.loops = TransportEventLoops.create(options.ioThreads());
         this.channels = new ChannelPool(options, listeners, scheduler, loops);
+        listeners.probeBreaksWith(new PeerGoneProbe(loops, listeners, GONE_PROBE_TIMEOUT_MS));
         this.incarnation = newIncarnation();
         this.liveness = new LivenessWatch(channels, scheduler, options);
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);

@@ -104,6 +104,11 @@ final class TransportEventLoops implements AutoCloseable {
                 .channelType(group instanceof EpollEventLoopGroup ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
     }
 
+    /** A plain Netty client bootstrap on these loops (for {@link PeerGoneProbe}). */
+    io.grpc.netty.shaded.io.netty.bootstrap.Bootstrap applyTo(io.grpc.netty.shaded.io.netty.bootstrap.Bootstrap b) {
+        return b.group(group).channel(group instanceof EpollEventLoopGroup ? EpollSocketChannel.class : NioSocketChannel.class);
+    }
+
     NettyChannelBuilder applyTo(NettyChannelBuilder b) {
         return b.eventLoopGroup(group).channelType(group instanceof EpollEventLoopGroup ? EpollSocketChannel.class : NioSocketChannel.class);
     }

@@ -5,7 +5,7 @@ import io.wheelraft.core.spi.ConnectionListener;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** What a transport's listeners were told, in order: "lost host:port", "silent host:port", "restored host:port". */
+/** What a transport's listeners were told, in order: "lost host:port", "silent host:port", "restored host:port", "gone host:port". */
 final class RecordingConnectionListener implements ConnectionListener {
     final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -17,6 +17,11 @@ final class RecordingConnectionListener implements ConnectionListener {
     @Override
     public void onPeerSilent(String endpoint) {
         events.add("silent " + endpoint);
+    }
+
+    @Override
+    public void onPeerGone(String endpoint) {
+        events.add("gone " + endpoint);
     }
 
     @Override
