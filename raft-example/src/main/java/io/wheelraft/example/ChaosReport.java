@@ -271,8 +271,9 @@ final class ChaosReport {
         if (!f.any()) {
             return "none";
         }
-        String scope = f.delays() ? "; only server-to-server traffic is delayed (through a relay) and dropped; clients connect directly"
-                : "; only packets a server sends to another server are dropped; clients connect directly";
+        String scope = f.lossPercent() == 0 ? "; only server-to-server traffic is delayed (through a relay); clients connect directly"
+                : !f.delays() ? "; only packets a server sends to another server are dropped; clients connect directly"
+                : "; only server-to-server traffic is delayed (through a relay) and dropped; clients connect directly";
         return f.describe() + scope + (m.links() == null ? "" : " (" + m.links().describe(f) + ")");
     }
 
