@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
  * {@code --out}. Exit 0 when the invariants hold (nothing lost or doubled, the history
  * linearizable), 1 otherwise; a run cut short (timeout, error, Ctrl-C) still writes what it
  * measured, marked incomplete. Every child is killed at the end, also on Ctrl-C.
+ * {@code --link-loss}, {@code --link-delay} and {@code --link-jitter} fault every link between the
+ * servers for the whole run (see {@link LinkFaults}).
  */
 @Command(name = "chaos", description = "Break a local three-node cluster (or two data nodes and a witness) under load and measure recovery.",
         mixinStandardHelpOptions = true)
