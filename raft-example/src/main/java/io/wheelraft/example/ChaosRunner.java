@@ -187,9 +187,12 @@ final class ChaosRunner {
             if (settings.links().any()) {
                 try {
                     linkFaults = LinkFaults.apply(network, settings.links(), LocalCluster.networkEndpoints(network, 3));
-                } catch (IOException e) {
+                } catch (IOException | InterruptedException e) {
                     progress.finish();
                     network.close();
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
                     throw CliException.failed("--link-loss/--link-delay could not be applied to the servers' links: " + e.getMessage());
                 }
                 LOG.info("links between servers: {}", settings.links().describe());
