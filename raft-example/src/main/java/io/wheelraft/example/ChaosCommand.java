@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
  * {@code --out}. Exit 0 when the invariants hold (nothing lost or doubled, the history
  * linearizable), 1 otherwise; a run cut short (timeout, error, Ctrl-C) still writes what it
  * measured, marked incomplete. Every child is killed at the end, also on Ctrl-C.
+ * {@code --link-loss}, {@code --link-delay} and {@code --link-jitter} fault every link between the
+ * servers for the whole run (see {@link LinkFaults}).
  */
 @Command(name = "chaos", description = "Break a local three-node cluster (or two data nodes and a witness) under load and measure recovery.",
         mixinStandardHelpOptions = true)
@@ -51,8 +53,36 @@ final class ChaosCommand implements Callable<Integer> {
                     + "with --mode kill-leader, kill-follower (the data follower and the witness in turn) or none.")
     boolean witness;
 
+    @Option(names = "--link-loss", defaultValue = "0", paramLabel = "PCT",
+            description = "Drop PCT% of the packets each server sends to another server, at random, for the whole run (0-99; "
+                    + "Linux, root, nft: the servers run in network namespaces).")
+    int linkLossPercent;
+
+    @Option(names = "--link-delay", defaultValue = "0", paramLabel = "MS",
+            description = "Delay every chunk of bytes between two servers by MS ms, order kept, for the whole run (through a relay in "
+                    + "this process; Linux, root, nft).")
+    int linkDelayMs;
+
+    @Option(names = "--link-jitter", defaultValue = "0", paramLabel = "MS",
+            description = "Draw each chunk's delay uniformly from [delay - MS, delay + MS] (at most --link-delay).")
+    int linkJitterMs;
+
     @Option(names = "--no-progress", defaultValue = "false", description = "No progress bar on standard error.")
     boolean noProgress;
+
+    /** The link fault asked for, refused with one line (exit 2) when its values or its mode cannot run. */
+    private LinkFault linkFault(ChaosRunner.Mode m) {
+        LinkFault links = new LinkFault(linkLossPercent, linkDelayMs, linkJitterMs);
+        String invalid = links.invalidReason();
+        if (invalid != null) {
+            throw CliException.usage(invalid);
+        }
+        if (links.any() && !ChaosRunner.Settings.LINK_FAULT_MODES.contains(m)) {
+            throw CliException.usage("--link-loss/--link-delay do not run with --mode " + m.label
+                    + " (its tmpfs and the servers' network namespaces were never tried together); use another mode");
+        }
+        return links;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -69,11 +99,21 @@ final class ChaosCommand implements Callable<Integer> {
         if (witness && !ChaosRunner.Settings.WITNESS_MODES.contains(m)) {
             throw CliException.usage("--witness runs with --mode kill-leader, kill-follower or none, not " + m.label);
         }
+        LinkFault links = linkFault(m);
         if (m == ChaosRunner.Mode.DISK_FULL && TmpfsDisk.unsupportedReason() != null) {
             throw CliException.failed("--mode disk-full cannot run here: " + TmpfsDisk.unsupportedReason());
         }
         if (m == ChaosRunner.Mode.ISOLATE_LEADER && NetworkNamespaces.unsupportedReason() != null) {
             throw CliException.failed("--mode isolate-leader cannot run here: " + NetworkNamespaces.unsupportedReason());
+        }
+        if (links.any()) {
+            String why = NetworkNamespaces.unsupportedReason();
+            if (why == null) {
+                why = LinkFaults.unsupportedReason();
+            }
+            if (why != null) {
+                throw CliException.failed("--link-loss/--link-delay cannot run here: " + why);
+            }
         }
         Path dir = out.toAbsolutePath().normalize();
         try {
@@ -82,7 +122,7 @@ final class ChaosCommand implements Callable<Integer> {
             throw CliException.failed("--out: " + e.getMessage());
         }
         ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs,
-                witness);
+                witness, links);
         ChaosRunner runner = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress));
         // Ctrl-C or SIGTERM: write what was measured so far, marked incomplete (the child servers are
         // killed by ChildProcesses' own hook).

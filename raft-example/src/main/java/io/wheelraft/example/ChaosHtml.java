@@ -49,6 +49,7 @@ final class ChaosHtml {
         kv(h, "mode", s.mode().label);
         kv(h, "rounds", s.mode() == ChaosRunner.Mode.NONE ? "— (fault-free, " + s.durationSecs() + " s of load)"
                 : r.rounds().size() + " of " + s.rounds());
+        kv(h, "link fault", r.linkLine());
         kv(h, "election timeout", s.electionTimeoutMs() + " ms");
         kv(h, "concurrent clients", Integer.toString(s.concurrency()));
         kv(h, "snapshot interval", s.snapshotIntervalSecs() + " s");

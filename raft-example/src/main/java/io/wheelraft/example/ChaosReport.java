@@ -37,11 +37,19 @@ final class ChaosReport {
      * @param nodes            node name (n1..) → address
      * @param historyBound     how the linearizability check was bounded, for the report
      * @param incompleteReason why the run was cut short, or null when it completed
+     * @param links            what the link fault did (nft counters, relay totals), or null without one or when unread
      */
     record Measured(List<ChaosRunner.Round> rounds, long acked, long unknown, long failed, Long finalValue, String readProblem,
                     List<String> problems, int elections, long termChanges, long finalTerm, double seconds, Map<String, String> nodes,
                     List<ChaosRecorder.Event> events, List<ChaosRecorder.Bucket> buckets, HistoryCheck.Verdict linearizability,
-                    String historyBound, String incompleteReason) {
+                    String historyBound, String incompleteReason, LinkFaults.Totals links) {
+        Measured(List<ChaosRunner.Round> rounds, long acked, long unknown, long failed, Long finalValue, String readProblem,
+                 List<String> problems, int elections, long termChanges, long finalTerm, double seconds, Map<String, String> nodes,
+                 List<ChaosRecorder.Event> events, List<ChaosRecorder.Bucket> buckets, HistoryCheck.Verdict linearizability,
+                 String historyBound, String incompleteReason) {
+            this(rounds, acked, unknown, failed, finalValue, readProblem, problems, elections, termChanges, finalTerm, seconds, nodes, events,
+                    buckets, linearizability, historyBound, incompleteReason, null);
+        }
     }
 
     private final ChaosRunner.Settings settings;
@@ -190,6 +198,7 @@ final class ChaosReport {
     String title() {
         return "Chaos " + settings.mode().label + (settings.witness() ? " (2 data + witness)" : "") + ", election timeout " + settings.electionTimeoutMs() + " ms, " + rounds.size()
                 + (settings.mode() == ChaosRunner.Mode.NONE ? " rounds" : " of " + settings.rounds() + " rounds")
+                + (settings.links().any() ? ", " + settings.links().describe() : "")
                 + (complete() ? "" : " (INCOMPLETE)");
     }
 
@@ -219,6 +228,9 @@ final class ChaosReport {
                 rounds.size(), settings.topology(), settings.electionTimeoutMs(), m.seconds()));
         if (!complete()) {
             sb.append("  INCOMPLETE: ").append(m.incompleteReason()).append('\n');
+        }
+        if (settings.links().any()) {
+            sb.append("  link fault: ").append(linkLine()).append('\n');
         }
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("  fault -> new leader:        ").append(line(election())).append('\n');
@@ -253,6 +265,18 @@ final class ChaosReport {
         return sb.toString();
     }
 
+    /** The link fault and, when read, what it did: {@code 5% loss on every link between servers (nft dropped ...)}. */
+    String linkLine() {
+        LinkFault f = settings.links();
+        if (!f.any()) {
+            return "none";
+        }
+        String scope = f.lossPercent() == 0 ? "; only server-to-server traffic is delayed (through a relay); clients connect directly"
+                : !f.delays() ? "; only packets a server sends to another server are dropped; clients connect directly"
+                : "; only server-to-server traffic is delayed (through a relay) and dropped; clients connect directly";
+        return f.describe() + scope + (m.links() == null ? "" : " (" + m.links().describe(f) + ")");
+    }
+
     String verdictLine() {
         HistoryCheck.Verdict v = m.linearizability();
         String s = String.format(Locale.ROOT, "%s (%,d operations, %,d with unknown outcome, checked in %.0f ms)", v.outcome(), v.operations(),
@@ -281,6 +305,7 @@ final class ChaosReport {
         }
         o.addProperty("topology", settings.topology());
         o.addProperty("witness", settings.witness());
+        o.add("linkFault", linkJson());
         o.addProperty("electionTimeoutMs", settings.electionTimeoutMs());
         o.addProperty("concurrency", settings.concurrency());
         o.addProperty("roundsRequested", settings.rounds());
@@ -362,6 +387,32 @@ final class ChaosReport {
         return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(o) + "\n";
     }
 
+    private JsonObject linkJson() {
+        LinkFault f = settings.links();
+        JsonObject o = new JsonObject();
+        o.addProperty("description", f.describe());
+        o.addProperty("lossPercent", f.lossPercent());
+        o.addProperty("delayMs", f.delayMs());
+        o.addProperty("jitterMs", f.jitterMs());
+        LinkFaults.Totals t = m.links();
+        if (t != null) {
+            o.addProperty("packetsBetweenServers", t.packetsToPeers());
+            o.addProperty("packetsDropped", t.dropped());
+            if (t.relay() != null) {
+                JsonObject r = new JsonObject();
+                r.addProperty("connections", t.relay().connections());
+                r.addProperty("failedConnects", t.relay().failedConnects());
+                r.addProperty("chunks", t.relay().chunks());
+                r.addProperty("bytes", t.relay().bytes());
+                r.add("minHoldMs", num(t.relay().minHoldMs()));
+                r.add("meanHoldMs", num(t.relay().meanHoldMs()));
+                r.add("maxHoldMs", num(t.relay().maxHoldMs()));
+                o.add("relay", r);
+            }
+        }
+        return o;
+    }
+
     private static JsonObject stats(Stats s) {
         JsonObject o = new JsonObject();
         o.addProperty("count", s.count());
@@ -391,6 +442,9 @@ final class ChaosReport {
         }
         sb.append(String.format(Locale.ROOT, "%d rounds, %s, election timeout %d ms, %d concurrent clients, %.0f s. Nodes: %s.%n%n",
                 rounds.size(), settings.topology(), settings.electionTimeoutMs(), settings.concurrency(), m.seconds(), nodeLegend()));
+        if (settings.links().any()) {
+            sb.append("Link fault for the whole run: ").append(linkLine()).append(".\n\n");
+        }
         if (settings.mode() != ChaosRunner.Mode.NONE) {
             sb.append("| measure | median | p90 | max | n |\n|---|---|---|---|---|\n");
             for (Map.Entry<String, Stats> e : measures().entrySet()) {

@@ -64,11 +64,28 @@ final class ChaosRunner {
 
     /**
      * @param witness run two data nodes and a witness (n3) instead of three data nodes
+     * @param links   the fault on every link between servers for the whole run ({@link LinkFault#NONE} for clean links)
      */
     record Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs,
-                    boolean witness) {
+                    boolean witness, LinkFault links) {
         Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs) {
             this(rounds, electionTimeoutMs, mode, outDir, concurrency, durationSecs, snapshotIntervalSecs, false);
+        }
+
+        Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs,
+                 boolean witness) {
+            this(rounds, electionTimeoutMs, mode, outDir, concurrency, durationSecs, snapshotIntervalSecs, witness, LinkFault.NONE);
+        }
+
+        /**
+         * The modes that run with a {@link LinkFault}: all whose servers can live in network
+         * namespaces. disk-full is not among them: its tmpfs and the namespaces were never tried together.
+         */
+        static final java.util.Set<Mode> LINK_FAULT_MODES = java.util.EnumSet.complementOf(java.util.EnumSet.of(Mode.DISK_FULL));
+
+        /** True when the servers run in their own network namespaces. */
+        boolean inNamespaces() {
+            return mode == Mode.ISOLATE_LEADER || links.any();
         }
 
         /** The modes a run with a witness supports: the witness holds no data to corrupt, fill or repair. */
@@ -132,6 +149,7 @@ final class ChaosRunner {
     private volatile ClusterWatch watch;
     private volatile TmpfsDisk disk;
     private volatile NetworkNamespaces network;
+    private volatile LinkFaults linkFaults;
     private StorageFaultRounds storageRounds;
 
     ChaosRunner(Settings settings, ProgressLine progress) {
@@ -157,16 +175,31 @@ final class ChaosRunner {
         plan[plan.length - 1] = 6;
         progress.plan(plan);
         progress.label(settings.witness() ? "starting two data servers and a witness" : "starting three servers");
-        if (settings.mode() == Mode.ISOLATE_LEADER) {
+        int witnesses = settings.witness() ? 1 : 0;
+        if (settings.inNamespaces()) {
+            String what = settings.mode() == Mode.ISOLATE_LEADER ? "--mode isolate-leader" : "--link-loss/--link-delay";
             try {
                 network = NetworkNamespaces.create(3);
             } catch (IOException e) {
                 progress.finish();
-                throw CliException.failed("--mode isolate-leader could not set up the servers' network namespaces: " + e.getMessage());
+                throw CliException.failed(what + " could not set up the servers' network namespaces: " + e.getMessage());
+            }
+            if (settings.links().any()) {
+                try {
+                    linkFaults = LinkFaults.apply(network, settings.links(), LocalCluster.networkEndpoints(network, 3));
+                } catch (IOException | InterruptedException e) {
+                    progress.finish();
+                    network.close();
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw CliException.failed("--link-loss/--link-delay could not be applied to the servers' links: " + e.getMessage());
+                }
+                LOG.info("links between servers: {}", settings.links().describe());
             }
         }
-        try (LocalCluster c = network == null ? new LocalCluster(serversDir, 3, settings.witness() ? 1 : 0, et, settings.snapshotIntervalSecs())
-                : new LocalCluster(serversDir, network, 3, et, settings.snapshotIntervalSecs())) {
+        try (LocalCluster c = network == null ? new LocalCluster(serversDir, 3, witnesses, et, settings.snapshotIntervalSecs())
+                : new LocalCluster(serversDir, network, 3, witnesses, et, settings.snapshotIntervalSecs())) {
             cluster = c;
             for (int i = 0; i < c.endpoints().size(); i++) {
                 names.put(c.endpoints().get(i), "n" + (i + 1));
@@ -235,6 +268,10 @@ final class ChaosRunner {
             if (d != null) {
                 d.close();
             }
+            LinkFaults f = linkFaults;
+            if (f != null) {
+                f.close();
+            }
             NetworkNamespaces n = network;
             if (n != null) {
                 n.close();
@@ -273,7 +310,24 @@ final class ChaosRunner {
         return new ChaosReport(settings, new ChaosReport.Measured(List.copyOf(rounds), l == null ? 0 : l.acked(), l == null ? 0 : l.unknown(),
                 l == null ? 0 : l.failed(), finalValue, readProblem, l == null ? List.of() : l.problems(), w == null ? 0 : w.elections(),
                 w == null ? 0 : w.termChanges(), w == null ? 0 : w.maxTerm(), (System.nanoTime() - startedNanos) / 1e9,
-                Map.copyOf(names), recorder.events(), recorder.buckets(), verdict, bound, incomplete));
+                Map.copyOf(names), recorder.events(), recorder.buckets(), verdict, bound, incomplete, linkTotals()));
+    }
+
+    /** What the link fault did (nft counters, relay totals), or null without one or when its namespaces are already gone. */
+    private LinkFaults.Totals linkTotals() {
+        LinkFaults f = linkFaults;
+        if (f == null) {
+            return null;
+        }
+        try {
+            return f.totals();
+        } catch (IOException e) {
+            LOG.warn("could not read the link fault's counters: {}", e.getMessage());
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** A first guess of one round's length, replaced by the measured one after the first round. */

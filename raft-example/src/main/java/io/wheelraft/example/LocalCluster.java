@@ -50,7 +50,13 @@ final class LocalCluster implements AutoCloseable {
      * {@code network.host(i)} and runs in its namespace (see {@link NetworkNamespaces}).
      */
     LocalCluster(Path baseDir, NetworkNamespaces network, int size, int electionTimeoutMs, int snapshotIntervalSecs) throws IOException {
-        this(baseDir, networkEndpoints(network, size), 0, network, electionTimeoutMs, snapshotIntervalSecs);
+        this(baseDir, network, size, 0, electionTimeoutMs, snapshotIntervalSecs);
+    }
+
+    /** As above, the last {@code witnesses} servers witnesses. */
+    LocalCluster(Path baseDir, NetworkNamespaces network, int size, int witnesses, int electionTimeoutMs, int snapshotIntervalSecs)
+            throws IOException {
+        this(baseDir, networkEndpoints(network, size), witnesses, network, electionTimeoutMs, snapshotIntervalSecs);
     }
 
     private LocalCluster(Path baseDir, List<String> endpoints, int witnessCount, NetworkNamespaces network, int electionTimeoutMs,
@@ -89,7 +95,7 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** In its own namespace every port is free: the servers use 7001, 7002, ... on their own addresses. */
-    private static List<String> networkEndpoints(NetworkNamespaces network, int size) {
+    static List<String> networkEndpoints(NetworkNamespaces network, int size) {
         List<String> endpoints = new ArrayList<>();
         for (int i = 1; i <= size; i++) {
             endpoints.add(network.host(i) + ":" + (7000 + i));

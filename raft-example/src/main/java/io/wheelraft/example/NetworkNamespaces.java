@@ -17,10 +17,11 @@ import java.util.regex.Pattern;
 /**
  * A private network for a local cluster (Linux, root, iproute2): one network namespace per
  * server, each joined to a bridge in the root namespace by a veth pair, with an address per
- * server ({@code 10.77.X.i/24}) and one for the bridge ({@code 10.77.X.254}), so this process
- * reaches every server. {@link #isolate} sets a server's veth (bridge side) down: from then on
- * every packet to or from that server is dropped silently (no reset, no ICMP), as in a black-hole
- * partition or a hung switch port; {@link #heal} sets it up again and TCP resumes where it was.
+ * server ({@code 10.77.X.i/24}) and two for the bridge ({@code 10.77.X.254}, through which this
+ * process reaches every server, and {@code 10.77.X.253} for the link relay of {@link LinkFaults}).
+ * {@link #isolate} sets a server's veth (bridge side) down: from then on every packet to or
+ * from that server is dropped silently (no reset, no ICMP), as in a black-hole partition or a
+ * hung switch port; {@link #heal} sets it up again and TCP resumes where it was.
  *
  * <p>Names carry this JVM's pid ({@code wr<pid>n1} for a namespace, {@code wrb<pid>} for the
  * bridge, {@code wrv<pid>n1} for a veth), so concurrent runs never collide, and anything left by a
@@ -109,6 +110,9 @@ final class NetworkNamespaces implements AutoCloseable {
     private void build() throws IOException, InterruptedException {
         run("ip", "link", "add", bridge, "type", "bridge");
         run("ip", "addr", "add", "10.77." + subnet + ".254/24", "dev", bridge);
+        // A second address for the link relay (LinkFaults), so that a server's packets to the relay
+        // can be told from its answers to the clients, which reach it from .254.
+        run("ip", "addr", "add", relayHost() + "/24", "dev", bridge);
         run("ip", "link", "set", bridge, "up");
         for (int i = 1; i <= size; i++) {
             String ns = namespace(i);
@@ -129,6 +133,11 @@ final class NetworkNamespaces implements AutoCloseable {
         return "10.77." + subnet + "." + i;
     }
 
+    /** The root namespace's second address on the bridge, where the link relay listens and connects from (see {@link LinkFaults}). */
+    String relayHost() {
+        return "10.77." + subnet + ".253";
+    }
+
     /** The namespace of server {@code i} (1-based). */
     String namespace(int i) {
         return PREFIX + pid + "n" + i;
@@ -141,6 +150,13 @@ final class NetworkNamespaces implements AutoCloseable {
 
     private String veth(int i) {
         return PREFIX + "v" + pid + "n" + i;
+    }
+
+    /** Runs a command inside server {@code i}'s namespace; returns its output, a non-zero exit is an IOException naming the command. */
+    String runIn(int i, String... cmd) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(launcher(i));
+        all.addAll(List.of(cmd));
+        return run(all.toArray(String[]::new));
     }
 
     /** Drops every packet to and from server {@code i} from now on, silently. */
@@ -172,7 +188,7 @@ final class NetworkNamespaces implements AutoCloseable {
         }
         deleteLink(bridge, left);
         if (!left.isEmpty()) {
-            LOG.warn("could not delete {}; the next isolate-leader run deletes them, or by hand: ip netns del NAME / ip link del NAME", left);
+            LOG.warn("could not delete {}; the next chaos run in namespaces deletes them, or by hand: ip netns del NAME / ip link del NAME", left);
         }
     }
 
