@@ -343,6 +343,9 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
+        if (held.any(this::claimsOurLeaderGone)) {
+            leaderProcessGone = true; // a held candidate found it gone; now we saw the break too
+        }
         if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
             campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
@@ -372,6 +375,13 @@ final class Election {
         }
         if (candidacyAtMs != Long.MAX_VALUE) {
             candidacyAtMs = Math.min(candidacyAtMs, lostForVotingAtMs());
+        }
+        VoteTally t = tally;
+        if (t != null && t.preVote && t.term == core.term() + 1 && t.outcome(core.membership()) == VoteTally.Outcome.PENDING) {
+            // Our pre-vote left before the probe answered: ask again with the finding, so voters
+            // holding their answer for a heartbeat that cannot come decide now (our tally counts
+            // each voter once, whichever of the two requests it answers).
+            broadcastVote(true, t.term, false, true);
         }
         onWake(nowMs);
     }
@@ -572,6 +582,7 @@ final class Election {
                     .setLeadershipTransfer(transfer)
                     .setLeaderConnectionBroke(leaderConnectionBroke)
                     .setYieldedBy(rivalThatYielded)
+                    .setLeaderProcessGone(preVote && leaderConnectionBroke && leaderProcessGone)
                     .build()));
         }
     }
@@ -610,6 +621,10 @@ final class Election {
      * answer is held ({@link #holdDeadlineMs}) when {@code replyTo} allows it.
      */
     private RequestVoteResponse preVote(RequestVoteRequest req, PeerId candidate, long nowMs, VoteReply replyTo) {
+        if (leaderConnectionLostMs >= 0 && !leaderProcessGone && claimsOurLeaderGone(req)) {
+            leaderProcessGone = true; // we saw the break ourselves; the candidate's transport found the process gone
+            LOG.debug("{} takes {}'s word that leader {}'s process is gone", core.label(), candidate, core.leader());
+        }
         if (preVoting() && req.getTerm() == tally.term) {
             // Two survivors pre-vote at once (their turns came from different heartbeat rounds, or
             // no turn was known). Both would pass and split the vote: the weaker stands aside and
@@ -670,6 +685,16 @@ final class Election {
             behindAskedBeforeBreakMs = nowMs;
         }
         return answer;
+    }
+
+    /**
+     * A pre-vote of a candidate that was in our term (so followed the same leader), saw that
+     * leader's connection break, and found its process gone. Taking its word spares only the
+     * wait for a heartbeat that would prove a flap (liveness: a wrong word costs an election); the
+     * lease part of our hold is our own ({@link #lastLeaseHeartbeatMs}).
+     */
+    private boolean claimsOurLeaderGone(RequestVoteRequest req) {
+        return req.getPreVote() && req.getLeaderConnectionBroke() && req.getLeaderProcessGone() && req.getTerm() == core.term() + 1;
     }
 
     /**

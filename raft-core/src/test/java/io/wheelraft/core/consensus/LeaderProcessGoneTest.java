@@ -150,6 +150,58 @@ class LeaderProcessGoneTest {
         assertEquals(2, n2.core.term());
     }
 
+    private static RequestVoteRequest claimsGone(RequestVoteRequest pre) {
+        return pre.toBuilder().setLeaderProcessGone(true).build();
+    }
+
+    @Test
+    void aVoterThatSawTheBreakTakesTheCandidatesWordThatTheLeaderIsGone() {
+        CoreNode voter = node(N3);
+        voter.core.handleAppendEntries(heartbeat(false), 100);
+        voter.core.onConnectionLost(N1.endpoint(), 110);
+        var answer = new CompletableFuture<RequestVoteResponse>();
+        RequestVoteResponse now = voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 112, answer::complete);
+        assertTrue(now != null && now.getGranted(), "its own probe has not answered yet, the candidate's did: " + now);
+    }
+
+    @Test
+    void theCandidatesWordDoesNotSpareALeaseTheVoterMayCarry() {
+        CoreNode voter = node(N3);
+        voter.core.handleAppendEntries(heartbeat(true), 100);
+        voter.core.onConnectionLost(N1.endpoint(), 110);
+        var answer = new CompletableFuture<RequestVoteResponse>();
+        assertNull(voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 112, answer::complete));
+        voter.core.onWake(100 + HOLD);
+        voter.fx.drain();
+        assertTrue(granted(answer), String.valueOf(answer.getNow(null)));
+    }
+
+    @Test
+    void aVoterTakesTheWordOnlyOnceItSawTheBreakItself() {
+        CoreNode voter = node(N3);
+        voter.core.handleAppendEntries(heartbeat(false), 100);
+        var answer = new CompletableFuture<RequestVoteResponse>();
+        assertNull(voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 105, answer::complete), "still hears its leader: holds");
+        voter.fx.drain();
+        assertFalse(answer.isDone());
+        voter.core.onConnectionLost(N1.endpoint(), 108);
+        voter.fx.drain();
+        assertTrue(granted(answer), "the break seen, the held candidate's word counts: " + answer.getNow(null));
+    }
+
+    @Test
+    void aCandidateWhoseProbeAnswersAfterItsPreVoteLeftAsksAgainWithTheFinding() {
+        CoreNode n2 = node(N2);
+        n2.core.handleAppendEntries(heartbeat(false), 100);
+        n2.core.onConnectionLost(N1.endpoint(), 110);
+        n2.core.onConnectionLostGraceElapsed(110);
+        assertTrue(n2.fx.takeOutbox().stream().noneMatch(x -> x.vote().getLeaderProcessGone()));
+        n2.core.onPeerGone(N1.endpoint(), 112);
+        List<RequestVoteRequest> again = n2.fx.takeOutbox().stream().map(RecordingEffects.Send::vote).toList();
+        assertEquals(2, again.size(), "one to each other voter: " + again);
+        assertTrue(again.stream().allMatch(r -> r.getPreVote() && r.getTerm() == 2 && r.getLeaderProcessGone()), again.toString());
+    }
+
     // ------------------------------------------------------------ the leader's side
 
     private static List<AppendEntriesRequest> heartbeatsSent(CoreNode leader) {
