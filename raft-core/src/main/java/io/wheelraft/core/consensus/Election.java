@@ -343,9 +343,6 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
-        if (held.any(this::claimsOurLeaderGone)) {
-            leaderProcessGone = true; // a held candidate found it gone; now we saw the break too
-        }
         if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
             campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
@@ -621,8 +618,14 @@ final class Election {
      * answer is held ({@link #holdDeadlineMs}) when {@code replyTo} allows it.
      */
     private RequestVoteResponse preVote(RequestVoteRequest req, PeerId candidate, long nowMs, VoteReply replyTo) {
-        if (leaderConnectionLostMs >= 0 && !leaderProcessGone && claimsOurLeaderGone(req)) {
-            leaderProcessGone = true; // we saw the break ourselves; the candidate's transport found the process gone
+        if (!leaderProcessGone && core.leader() != null && core.role() == Role.FOLLOWER && claimsOurLeaderGone(req)) {
+            // The candidate saw our leader's connection break and its address refuse a new one. Our
+            // own report of the break may still be on its way (a busy or freshly started process
+            // hears of it tens of ms later): take the candidate's word for both.
+            if (leaderConnectionLostMs < 0) {
+                leaderConnectionLostMs = nowMs;
+            }
+            leaderProcessGone = true;
             LOG.debug("{} takes {}'s word that leader {}'s process is gone", core.label(), candidate, core.leader());
         }
         if (preVoting() && req.getTerm() == tally.term) {
@@ -690,8 +693,9 @@ final class Election {
     /**
      * A pre-vote of a candidate that was in our term (so followed the same leader), saw that
      * leader's connection break, and found its process gone. Taking its word spares only the
-     * wait for a heartbeat that would prove a flap (liveness: a wrong word costs an election); the
-     * lease part of our hold is our own ({@link #lastLeaseHeartbeatMs}).
+     * wait for a heartbeat that would prove a flap: liveness, since a wrong word (a firewall that
+     * answers with resets) costs an election, never safety, because the lease part of our hold is
+     * our own ({@link #lastLeaseHeartbeatMs}).
      */
     private boolean claimsOurLeaderGone(RequestVoteRequest req) {
         return req.getPreVote() && req.getLeaderConnectionBroke() && req.getLeaderProcessGone() && req.getTerm() == core.term() + 1;

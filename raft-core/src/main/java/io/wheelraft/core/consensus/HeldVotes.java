@@ -62,16 +62,6 @@ final class HeldVotes {
         held.add(h);
     }
 
-    /** Whether any held request matches. */
-    boolean any(java.util.function.Predicate<RequestVoteRequest> test) {
-        for (Held h : held) {
-            if (test.test(h.request)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** How many answers are held (for tests and logs). */
     int size() {
         return held.size();

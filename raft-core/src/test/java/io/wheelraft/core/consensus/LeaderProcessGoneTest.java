@@ -177,16 +177,39 @@ class LeaderProcessGoneTest {
     }
 
     @Test
-    void aVoterTakesTheWordOnlyOnceItSawTheBreakItself() {
+    void aVoterWhoseOwnBreakReportIsLateTakesTheWordForTheBreakToo() {
+        CoreNode voter = node(N3);
+        voter.core.handleAppendEntries(heartbeat(false), 100);
+        RequestVoteResponse now = voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 105, r -> { });
+        assertTrue(now != null && now.getGranted(), String.valueOf(now));
+        assertTrue(voter.core.handleRequestVote(claimsGone(brokePreVote(N2)).toBuilder().setPreVote(false).build(), 106).getGranted(),
+                "and the real vote that follows");
+    }
+
+    @Test
+    void aWordWithoutTheBreakOrFromAnotherTermIsNotTaken() {
         CoreNode voter = node(N3);
         voter.core.handleAppendEntries(heartbeat(false), 100);
         var answer = new CompletableFuture<RequestVoteResponse>();
-        assertNull(voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 105, answer::complete), "still hears its leader: holds");
+        RequestVoteRequest noBreak = claimsGone(brokePreVote(N2)).toBuilder().setLeaderConnectionBroke(false).build();
+        RequestVoteResponse now = voter.core.handleRequestVote(noBreak, 105, answer::complete);
+        assertTrue(now != null && !now.getGranted(), "a word about a process without a break is no word: " + now);
+        RequestVoteRequest laterTerm = claimsGone(brokePreVote(N2)).toBuilder().setTerm(3).build();
+        assertNull(voter.core.handleRequestVote(laterTerm, 106, answer::complete), "not a follower of our leader's term: held as before");
+    }
+
+    @Test
+    void theCandidatesWordStillLeavesTheLeaseToTheVotersOwnHeartbeats() {
+        CoreNode voter = node(N3);
+        voter.core.handleAppendEntries(heartbeat(true), 100);
+        var answer = new CompletableFuture<RequestVoteResponse>();
+        assertNull(voter.core.handleRequestVote(claimsGone(brokePreVote(N2)), 105, answer::complete));
+        voter.core.onWake(100 + HOLD - 1);
         voter.fx.drain();
         assertFalse(answer.isDone());
-        voter.core.onConnectionLost(N1.endpoint(), 108);
+        voter.core.onWake(100 + HOLD);
         voter.fx.drain();
-        assertTrue(granted(answer), "the break seen, the held candidate's word counts: " + answer.getNow(null));
+        assertTrue(granted(answer), String.valueOf(answer.getNow(null)));
     }
 
     @Test
