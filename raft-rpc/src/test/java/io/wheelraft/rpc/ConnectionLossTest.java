@@ -118,11 +118,11 @@ class ConnectionLossTest {
             assertTrue(onFollower.awaitReport(), "follower was not told its leader died: " + onFollower.lost);
             // Nothing listens at the dead process's address: the probe after the break is refused.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!all.events.contains("gone " + childEndpoint) && System.nanoTime() < deadline) {
+            while (!all.withGone.contains("gone " + childEndpoint) && System.nanoTime() < deadline) {
                 Thread.sleep(5); // polling a condition with a deadline
             }
-            assertTrue(all.events.contains("gone " + childEndpoint), "the killed process was not reported gone: " + all.events);
-            assertTrue(all.events.indexOf("lost " + childEndpoint) < all.events.indexOf("gone " + childEndpoint), all.events.toString());
+            assertTrue(all.withGone.contains("gone " + childEndpoint), "the killed process was not reported gone: " + all.withGone);
+            assertTrue(all.withGone.indexOf("lost " + childEndpoint) < all.withGone.indexOf("gone " + childEndpoint), all.withGone.toString());
         }
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));
     }

@@ -44,7 +44,7 @@ class PeerGoneProbeTest {
 
     private void awaitEvents(int count) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (recorded.events.size() < count && System.nanoTime() < deadline) {
+        while (recorded.withGone.size() < count && System.nanoTime() < deadline) {
             Thread.sleep(5); // polling a condition with a deadline
         }
     }
@@ -54,9 +54,9 @@ class PeerGoneProbeTest {
         String endpoint = closedEndpoint();
         listeners.fireLost(endpoint, "test");
         awaitEvents(2);
-        assertEquals(List.of("lost " + endpoint, "gone " + endpoint), recorded.events);
+        assertEquals(List.of("lost " + endpoint, "gone " + endpoint), recorded.withGone);
         listeners.fireGone(endpoint, 1); // a second refusal of the same break
-        assertEquals(2, recorded.events.size(), "reported twice: " + recorded.events);
+        assertEquals(2, recorded.withGone.size(), "reported twice: " + recorded.withGone);
     }
 
     @Test
@@ -69,7 +69,7 @@ class PeerGoneProbeTest {
                 // The probe's connection was accepted, so it was not refused: nothing more is reported.
                 assertTrue(probe.isConnected());
             }
-            assertEquals(List.of("lost " + endpoint), recorded.events);
+            assertEquals(List.of("lost " + endpoint), recorded.withGone);
         }
     }
 
@@ -80,12 +80,12 @@ class PeerGoneProbeTest {
         listeners.fireLost(endpoint, "first break");
         listeners.fireRestarted(endpoint);
         listeners.fireGone(endpoint, 1);
-        assertFalse(recorded.events.contains("gone " + endpoint), "restored since: " + recorded.events);
+        assertFalse(recorded.withGone.contains("gone " + endpoint), "restored since: " + recorded.withGone);
         listeners.fireLost(endpoint, "second break");
         listeners.fireGone(endpoint, 1);
-        assertFalse(recorded.events.contains("gone " + endpoint), "about the first break: " + recorded.events);
+        assertFalse(recorded.withGone.contains("gone " + endpoint), "about the first break: " + recorded.withGone);
         listeners.fireGone(endpoint, 2);
-        assertTrue(recorded.events.contains("gone " + endpoint), recorded.events.toString());
+        assertTrue(recorded.withGone.contains("gone " + endpoint), recorded.withGone.toString());
     }
 
     @Test
