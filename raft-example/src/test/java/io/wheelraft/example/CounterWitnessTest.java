@@ -35,7 +35,7 @@ class CounterWitnessTest {
     private List<PeerId> peers;
     private PeerId witness;
 
-    private record Result(int code, String out) {
+    private record Result(int code, String out, String err) {
     }
 
     @BeforeEach
@@ -61,9 +61,23 @@ class CounterWitnessTest {
 
     private static Result run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-        return new Result(code, out.toString(StandardCharsets.UTF_8));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Runs an admin command until it gets an answer from a leader (anything on standard output):
+     * the priority just set may hand leadership over, and a command sent meanwhile finds no leader
+     * and says so on standard error only.
+     */
+    private static Result runUntilAnswered(String... args) throws Exception {
+        Result[] last = new Result[1];
+        LocalCluster.await("an answer to " + String.join(" ", args), 10_000, () -> {
+            last[0] = run(args);
+            return !last[0].out().isEmpty();
+        });
+        return last[0];
     }
 
     private String list() {
@@ -131,12 +145,12 @@ class CounterWitnessTest {
         CounterServer leader = awaitDataLeader();
         Map<PeerId, Integer> priorities = leader.status().configuration().priorities();
         assertEquals(0, priorities.get(peers.get(1)));
-        Result witnessPriority = run("admin", "--peers", list(), "set-priority", joining.endpoint(), "3");
+        Result witnessPriority = runUntilAnswered("admin", "--peers", list(), "set-priority", joining.endpoint(), "3");
         assertEquals(1, witnessPriority.code());
-        assertTrue(witnessPriority.out().contains("never leads"), witnessPriority.out());
-        Result notMember = run("admin", "--peers", list(), "set-priority", "127.0.0.1:1", "3");
+        assertTrue(witnessPriority.out().contains("never leads"), witnessPriority.out() + witnessPriority.err());
+        Result notMember = runUntilAnswered("admin", "--peers", list(), "set-priority", "127.0.0.1:1", "3");
         assertEquals(1, notMember.code());
-        assertTrue(notMember.out().contains("not a member"), notMember.out());
+        assertTrue(notMember.out().contains("not a member"), notMember.out() + notMember.err());
 
         // the counter still works with two witnesses of four members
         assertEquals("7\n", run("client", "--peers", list() + "," + joining.endpoint(), "incr", "7").out());
