@@ -78,14 +78,6 @@ final class Quiescence {
         return !lostEndpoints.contains(p.endpoint());
     }
 
-    /**
-     * The transport vouches that {@code p}'s process is alive: it reports silent peers (quiescence
-     * needs that, so it is on) and has not reported {@code p}'s endpoint lost or silent.
-     */
-    boolean vouchesFor(PeerId p) {
-        return quiesceAfterMs > 0 && reachable(p);
-    }
-
     // ------------------------------------------------------------ transport reports
 
     /** @return true if a member of the group is hosted at {@code endpoint} */

@@ -196,17 +196,8 @@ public final class RaftCore {
     }
 
     /** stepDownTimer fired on the leader: check-quorum. */
-    /**
-     * Check-quorum: a leader that heard from no quorum within the election timeout steps down. A
-     * follower whose process the transport vouches for ({@link Quiescence#vouchesFor}: it answers
-     * the process pair's liveness heartbeat) counts as heard: with many groups per process a
-     * follower's answers can wait behind its process's disk for longer than that, and stepping
-     * down then only adds an election to the load. Liveness only: a leader's lease counts from
-     * acknowledged heartbeats alone ({@link Replication#leaseBasisMs}), and a cut-off leader's
-     * followers fall silent to the transport, so it still steps down.
-     */
     public void onStepDownCheck(long nowMs) {
-        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs, quiescence::vouchesFor)) {
+        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
             STEP_DOWN_LOG.warn(nowMs, "{} steps down in term {}: no quorum answered within {} ms", label, term, config.electionTimeoutMs());
             becomeFollower(term, null, nowMs);
         }

@@ -147,12 +147,7 @@ final class Replication implements PriorityHandover.Followers {
 
     /** True when a quorum (the leader counting itself) answered within the election timeout. */
     boolean quorumRecentlyActive(Membership membership, long nowMs) {
-        return quorumRecentlyActive(membership, nowMs, p -> false);
-    }
-
-    /** As {@link #quorumRecentlyActive(Membership, long)}, counting members {@code vouched} for as active too. */
-    boolean quorumRecentlyActive(Membership membership, long nowMs, java.util.function.Predicate<PeerId> vouched) {
-        return membership.hasQuorum(p -> p.equals(config.self()) || recentlyActive(p, nowMs) || vouched.test(p));
+        return membership.hasQuorum(p -> p.equals(config.self()) || recentlyActive(p, nowMs));
     }
 
     private boolean recentlyActive(PeerId p, long nowMs) {

@@ -282,35 +282,4 @@ class RaftCoreReplicationTest {
         assertEquals(Role.FOLLOWER, leader.core.role(), "no quorum answered for a whole election timeout");
         assertEquals(1, leader.core.term(), "stepping down for check-quorum does not change the term");
     }
-
-    /**
-     * With a transport that reports silent peers (quiescence on), a follower whose process it has
-     * not reported lost or silent counts as heard: only slow, its leader keeps leading; once the
-     * transport reports it, check-quorum steps the leader down as before.
-     */
-    @Test
-    void stepDownCheckCountsAFollowerWhoseProcessTheTransportVouchesFor() {
-        CoreNode leader = CoreNode.create(N1, peers(3), 0, new long[] {}, 0);
-        leader.core.enableQuiescence(10 * ELECTION_TIMEOUT_MS);
-        leader.electByHand(T0); // no follower ever answers: their lanes are busy elsewhere
-        long late = T0 + 2L * ELECTION_TIMEOUT_MS;
-        leader.core.onStepDownCheck(late);
-        assertTrue(leader.core.isLeader(), "both followers' processes are vouched for");
-
-        leader.core.onPeerSilent(N2.endpoint(), late + 1);
-        leader.core.onStepDownCheck(late + 2);
-        assertTrue(leader.core.isLeader(), "n3 is still vouched for: with the leader a quorum");
-
-        leader.core.onConnectionLost(N3.endpoint(), late + 3);
-        leader.core.onStepDownCheck(late + 4);
-        assertEquals(Role.FOLLOWER, leader.core.role(), "neither follower is vouched for nor heard");
-    }
-
-    @Test
-    void withoutATransportThatReportsSilentPeersNothingIsVouchedFor() {
-        CoreNode leader = CoreNode.create(N1, peers(3), 0, new long[] {}, 0);
-        leader.electByHand(T0);
-        leader.core.onStepDownCheck(T0 + ELECTION_TIMEOUT_MS + 1);
-        assertEquals(Role.FOLLOWER, leader.core.role());
-    }
 }
