@@ -5,9 +5,6 @@ import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,17 +25,11 @@ class ChaosLinkFaultTest {
     @TempDir
     Path dir;
 
-    private record Result(int code, String out, String err) {
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
-    private static Result run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    private static void assertRefused(Result r, String needle) {
+    private static void assertRefused(CliRun r, String needle) {
         assertEquals(2, r.code(), r.err());
         String line = r.err().strip();
         assertEquals(1, line.lines().count(), line);
@@ -47,7 +38,7 @@ class ChaosLinkFaultTest {
 
     @Test
     void helpDescribesTheLinkOptionsWithTheirDefaults() {
-        Result r = run("chaos", "--help");
+        CliRun r = run("chaos", "--help");
         assertEquals(0, r.code());
         for (String option : List.of("--link-loss=PCT", "--link-delay=MS", "--link-jitter=MS")) {
             int at = r.out().indexOf("      " + option); // the option's own entry, not the synopsis

@@ -3,9 +3,6 @@ package io.wheelraft.example;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,14 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** --help documents every option with its default, --version names the build, typos get suggestions. */
 class CliHelpTest {
 
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static List<CommandLine> allCommands() {
@@ -63,7 +54,7 @@ class CliHelpTest {
 
     @Test
     void helpShowsDefaults() {
-        Result r = run("server", "--help");
+        CliRun r = run("server", "--help");
         assertEquals(0, r.code());
         assertTrue(r.out().contains("--election-timeout-ms=N") && r.out().contains("Default: 1000"), r.out());
         assertTrue(run("client", "--help").out().contains("Default: 10000"));
@@ -71,7 +62,7 @@ class CliHelpTest {
 
     @Test
     void versionIsTheBuildsMavenVersionOnEveryCommand() {
-        Result top = run("--version");
+        CliRun top = run("--version");
         assertEquals(0, top.code());
         assertTrue(top.out().strip().matches("wheelraft-counter \\d+\\.\\d+\\.\\d+\\S*"), top.out());
         assertEquals(top.out(), run("server", "--version").out());
@@ -80,7 +71,7 @@ class CliHelpTest {
 
     @Test
     void aMistypedSubcommandGetsASuggestion() {
-        Result r = run("sever", "--data", "d");
+        CliRun r = run("sever", "--data", "d");
         assertEquals(2, r.code());
         assertEquals(1, r.err().strip().split("\n").length, r.err());
         assertTrue(r.err().contains("did you mean server"), r.err());
@@ -88,7 +79,7 @@ class CliHelpTest {
 
     @Test
     void aMistypedOptionGetsASuggestion() {
-        Result r = run("client", "--peer", "127.0.0.1:1", "get");
+        CliRun r = run("client", "--peer", "127.0.0.1:1", "get");
         assertEquals(2, r.code());
         assertEquals(1, r.err().strip().split("\n").length, r.err());
         assertTrue(r.err().contains("did you mean --peers"), r.err());

@@ -8,9 +8,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,9 +32,6 @@ class CounterWitnessTest {
     private List<PeerId> peers;
     private PeerId witness;
 
-    private record Result(int code, String out, String err) {
-    }
-
     @BeforeEach
     void startCluster() throws Exception {
         peers = LocalCluster.freePorts(3).stream().map(p -> new PeerId("127.0.0.1", p)).toList();
@@ -59,11 +53,8 @@ class CounterWitnessTest {
         return s;
     }
 
-    private static Result run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     /**
@@ -71,8 +62,8 @@ class CounterWitnessTest {
      * the priority just set may hand leadership over, and a command sent meanwhile finds no leader
      * and says so on standard error only.
      */
-    private static Result runUntilAnswered(String... args) throws Exception {
-        Result[] last = new Result[1];
+    private static CliRun runUntilAnswered(String... args) throws Exception {
+        CliRun[] last = new CliRun[1];
         LocalCluster.await("an answer to " + String.join(" ", args), 10_000, () -> {
             last[0] = run(args);
             return !last[0].out().isEmpty();
@@ -99,14 +90,14 @@ class CounterWitnessTest {
     @Test
     void theWitnessRunsWithoutTheCounterStatusShowsItAndClientsGoAroundIt() throws Exception {
         assertNull(servers.get(2).stateMachine(), "a witness has no counter");
-        Result incr = run("client", "--peers", list(), "incr", "5");
+        CliRun incr = run("client", "--peers", list(), "incr", "5");
         assertEquals(0, incr.code(), incr.out());
         assertEquals("5\n", incr.out());
         // the witness listed first: the client learns what it is and reads from a data member
-        Result get = run("client", "--peers", witness.endpoint() + "," + peers.get(0).endpoint() + "," + peers.get(1).endpoint(), "get");
+        CliRun get = run("client", "--peers", witness.endpoint() + "," + peers.get(0).endpoint() + "," + peers.get(1).endpoint(), "get");
         assertEquals("5\n", get.out());
 
-        Result status = run("status", "--peers", list());
+        CliRun status = run("status", "--peers", list());
         assertEquals(0, status.code());
         String[] lines = status.out().split("\n");
         assertEquals(3, lines.length, status.out());
@@ -117,7 +108,7 @@ class CounterWitnessTest {
         assertTrue(lines[2].matches(java.util.regex.Pattern.quote(witness.endpoint())
                 + " witness term=\\d+ commit=\\d+ last=\\d+ leader=\\S+:\\d+"), lines[2]);
 
-        Result transfer = run("admin", "--peers", list(), "transfer-leader", witness.endpoint());
+        CliRun transfer = run("admin", "--peers", list(), "transfer-leader", witness.endpoint());
         assertEquals(1, transfer.code(), transfer.out());
         assertTrue(transfer.out().startsWith("fail ") && transfer.out().contains("witness"), transfer.out());
     }
@@ -128,27 +119,27 @@ class CounterWitnessTest {
         servers.add(start(joining, peers, List.of(witness, joining)));
         assertNull(servers.get(3).stateMachine());
 
-        Result added = run("admin", "--peers", list(), "add-witness", joining.endpoint());
+        CliRun added = run("admin", "--peers", list(), "add-witness", joining.endpoint());
         assertEquals(0, added.code(), added.out());
         assertEquals("ok added " + joining + " as a witness (the new configuration is committed)\n", added.out());
-        Result again = run("admin", "--peers", list(), "add-witness", joining.endpoint());
+        CliRun again = run("admin", "--peers", list(), "add-witness", joining.endpoint());
         assertEquals("ok " + joining + " is already a witness; nothing changed\n", again.out());
-        Result dataMember = run("admin", "--peers", list(), "add-witness", peers.get(1).endpoint());
+        CliRun dataMember = run("admin", "--peers", list(), "add-witness", peers.get(1).endpoint());
         assertEquals(1, dataMember.code());
         assertTrue(dataMember.out().startsWith("fail ") && dataMember.out().contains("holding data"), dataMember.out());
         LocalCluster.await("the joined witness showing role witness", 10_000,
                 () -> run("status", "--peers", joining.endpoint()).out().startsWith(joining.endpoint() + " witness "));
 
-        Result priority = run("admin", "--peers", list(), "set-priority", peers.get(1).endpoint(), "0");
+        CliRun priority = run("admin", "--peers", list(), "set-priority", peers.get(1).endpoint(), "0");
         assertEquals(0, priority.code(), priority.out());
         assertEquals("ok priority of " + peers.get(1) + " is 0 (the new configuration is committed)\n", priority.out());
         CounterServer leader = awaitDataLeader();
         Map<PeerId, Integer> priorities = leader.status().configuration().priorities();
         assertEquals(0, priorities.get(peers.get(1)));
-        Result witnessPriority = runUntilAnswered("admin", "--peers", list(), "set-priority", joining.endpoint(), "3");
+        CliRun witnessPriority = runUntilAnswered("admin", "--peers", list(), "set-priority", joining.endpoint(), "3");
         assertEquals(1, witnessPriority.code());
         assertTrue(witnessPriority.out().contains("never leads"), witnessPriority.out() + witnessPriority.err());
-        Result notMember = runUntilAnswered("admin", "--peers", list(), "set-priority", "127.0.0.1:1", "3");
+        CliRun notMember = runUntilAnswered("admin", "--peers", list(), "set-priority", "127.0.0.1:1", "3");
         assertEquals(1, notMember.code());
         assertTrue(notMember.out().contains("not a member"), notMember.out() + notMember.err());
 

@@ -14,7 +14,6 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -216,12 +215,6 @@ class LinkRelayTest {
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new TimeoutException("condition not met within 10 s");
-            }
-            TimeUnit.MILLISECONDS.sleep(1);
-        }
+        LocalCluster.await("the relay's counters", 10_000, condition);
     }
 }

@@ -106,6 +106,7 @@ final class ConnectionListeners {
      */
     void fireLost(String endpoint, String why) {
         Told t = told(endpoint);
+        long epoch;
         synchronized (t) {
             if (silenced || (t.watched && t.lost && t.broken)) {
                 return; // a silent endpoint whose connection then breaks is reported again: a break says more
@@ -113,13 +114,13 @@ final class ConnectionListeners {
             t.lost = true;
             t.broken = true;
             t.gone = false;
-            long epoch = ++t.lossEpoch;
+            epoch = ++t.lossEpoch;
             t.lostLog.info(nowMs(), "connection to {} lost ({})", endpoint, why);
             deliverLost(endpoint);
-            PeerGoneProbe p = probe;
-            if (p != null) {
-                p.probe(endpoint, epoch);
-            }
+        }
+        PeerGoneProbe p = probe;
+        if (p != null) {
+            p.probe(endpoint, epoch); // outside the lock: it opens a socket; its answer checks the epoch
         }
     }
 
@@ -135,7 +136,7 @@ final class ConnectionListeners {
             }
             t.gone = true;
             t.goneLog.info(nowMs(), "{} refuses connections: the process there is gone", endpoint);
-            deliver(endpoint, "end", ConnectionListener::onPeerGone);
+            deliver(endpoint, "end of the process", ConnectionListener::onPeerGone);
         }
     }
 

@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelFuture;
 import io.grpc.netty.shaded.io.netty.channel.ChannelInboundHandlerAdapter;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.ConnectTimeoutException;
+import io.wheelraft.core.PeerId;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -39,18 +40,18 @@ final class PeerGoneProbe {
 
     /** Tries {@code endpoint} ({@code host:port}) once; a refusal reports loss {@code lossEpoch} of it as gone. */
     void probe(String endpoint, long lossEpoch) {
-        InetSocketAddress address;
+        PeerId address;
         try {
-            int colon = endpoint.lastIndexOf(':');
-            address = InetSocketAddress.createUnresolved(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
-        } catch (RuntimeException e) {
+            address = PeerId.parse(endpoint); // as the transport's channels read it (RaftChannels)
+        } catch (IllegalArgumentException e) {
             return; // not host:port: nothing to try (the transport would not have reached it either)
         }
         try {
+            // Unresolved: a host name is resolved on the channel's event loop, not on the caller's thread.
             ChannelFuture attempt = loops.applyTo(new Bootstrap())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs)
                     .handler(new ChannelInboundHandlerAdapter())
-                    .connect(new InetSocketAddress(address.getHostString(), address.getPort()));
+                    .connect(InetSocketAddress.createUnresolved(address.host(), address.port()));
             attempt.addListener((ChannelFuture f) -> {
                 if (f.isSuccess()) {
                     f.channel().close();

@@ -117,11 +117,8 @@ class ConnectionLossTest {
             child.destroyForcibly(); // SIGKILL: no shutdown hook, no GOAWAY; the kernel closes the socket
             assertTrue(onFollower.awaitReport(), "follower was not told its leader died: " + onFollower.lost);
             // Nothing listens at the dead process's address: the probe after the break is refused.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!all.withGone.contains("gone " + childEndpoint) && System.nanoTime() < deadline) {
-                Thread.sleep(5); // polling a condition with a deadline
-            }
-            assertTrue(all.withGone.contains("gone " + childEndpoint), "the killed process was not reported gone: " + all.withGone);
+            GrpcTestCluster.await(() -> all.withGone.contains("gone " + childEndpoint), 10_000,
+                    () -> "the killed process was not reported gone: " + all.withGone);
             assertTrue(all.withGone.indexOf("lost " + childEndpoint) < all.withGone.indexOf("gone " + childEndpoint), all.withGone.toString());
         }
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));

@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,11 +41,8 @@ class PeerGoneProbeTest {
         }
     }
 
-    private void awaitEvents(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (recorded.withGone.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(5); // polling a condition with a deadline
-        }
+    private void awaitEvents(int count) {
+        GrpcTestCluster.await(() -> recorded.withGone.size() >= count, 10_000, () -> "only " + recorded.withGone);
     }
 
     @Test
