@@ -62,11 +62,26 @@ class PeerGoneProbeTest {
             server.setSoTimeout(10_000);
             listeners.fireLost(endpoint, "test");
             try (Socket probe = server.accept()) {
-                // The probe's connection was accepted, so it was not refused: nothing more is reported.
+                // The probe's connection was accepted and is held, so it was not refused: nothing more is reported.
                 assertTrue(probe.isConnected());
+                assertEquals(-1, probe.getInputStream().read(), "the probe sends nothing and closes its connection itself");
+                assertEquals(List.of("lost " + endpoint), recorded.withGone);
             }
-            assertEquals(List.of("lost " + endpoint), recorded.withGone);
         }
+    }
+
+    @Test
+    void aListeningSocketThatDropsTheProbeAndClosesIsTriedAgainAndReportedGone() throws Exception {
+        String endpoint;
+        try (ServerSocket dying = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            endpoint = "127.0.0.1:" + dying.getLocalPort();
+            dying.setSoTimeout(10_000);
+            listeners.fireLost(endpoint, "test");
+            // A process being torn down: its listening socket still took the probe, then everything closes.
+            dying.accept().close();
+        }
+        awaitEvents(2);
+        assertEquals(List.of("lost " + endpoint, "gone " + endpoint), recorded.withGone);
     }
 
     @Test
