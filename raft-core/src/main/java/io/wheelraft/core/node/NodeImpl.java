@@ -170,7 +170,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
         }
-        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
+        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, r -> carrier.afterDurable(r), this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
@@ -182,7 +182,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, lane, new TimerEvents());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)));
+                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)), lane::holdUntil);
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());

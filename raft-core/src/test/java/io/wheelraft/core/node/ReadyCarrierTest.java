@@ -49,11 +49,12 @@ class ReadyCarrierTest {
         boolean failMeta;
 
         @Override
-        public void persistHardState(long term, PeerId votedFor) {
+        public CompletableFuture<Void> persistHardState(long term, PeerId votedFor) {
             if (failMeta) {
-                throw new StorageException("meta write failed: disk full");
+                return CompletableFuture.failedFuture(new StorageException("meta write failed: disk full"));
             }
             actions.add("hardState " + term + " " + votedFor);
+            return CompletableFuture.completedFuture(null);
         }
 
         @Override
