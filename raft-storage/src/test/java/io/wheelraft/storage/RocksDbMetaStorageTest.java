@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -325,6 +326,53 @@ class RocksDbMetaStorageTest {
         } finally {
             new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
         }
+    }
+
+    @Test
+    void asyncWritesOfManyGroupsAreDurableWhenTheyCompleteAndSurviveReopen() {
+        int groups = 2_000;
+        withStore(store -> {
+            List<RocksDbMetaStorage> metas = new ArrayList<>();
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                RocksDbMetaStorage meta = store.metaStorage("g" + g);
+                metas.add(meta);
+                writes.add(meta.setTermAndVoteAsync(1, PeerId.parse("a:1")));
+                writes.add(meta.setTermAndVoteAsync(2 + g, PeerId.parse("b:" + (1 + g % 100))));
+            }
+            writes.forEach(CompletableFuture::join);
+            for (int g = 0; g < groups; g++) {
+                assertEquals(2 + g, metas.get(g).term(), "the later write of group g" + g + " did not win");
+                metas.get(g).close();
+            }
+            return null;
+        });
+        withStore(store -> {
+            for (int g = 0; g < groups; g++) {
+                try (RocksDbMetaStorage meta = store.metaStorage("g" + g)) {
+                    assertEquals(2 + g, meta.term());
+                    assertEquals(PeerId.parse("b:" + (1 + g % 100)), meta.votedFor());
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void anAsyncWriteToAClosedStoreFailsWithAStorageExceptionAndChangesNothing() {
+        RocksDbStore store = RocksDbStore.open(dir(), RocksDbStoreOptions.defaults().withPresizedWalBytes(0));
+        RocksDbMetaStorage meta = store.metaStorage("g");
+        meta.setTermAndVoteAsync(3, null).join();
+        store.close();
+        StorageException e = assertThrows(StorageException.class, () -> {
+            try {
+                meta.setTermAndVoteAsync(4, null).join();
+            } catch (java.util.concurrent.CompletionException c) {
+                throw c.getCause();
+            }
+        });
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertEquals(3, meta.term());
     }
 
     /** Writes term 5 with a vote for each group, then closes the store. */
