@@ -97,6 +97,10 @@ final class Election {
     private boolean followedNoLeader;
     /** When this node, the designated first candidate of a fresh group, campaigns; MAX_VALUE: not planned. */
     private long firstCampaignAtMs = Long.MAX_VALUE;
+    /** Rounds lost or timed out in a row since a leader was last heard or this node led (see {@link #backoffFactor}). */
+    private int failedRounds;
+    /** Requests of the running round to ask again of voters that did not host the group yet. */
+    private final VoteResends resends = new VoteResends();
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
@@ -111,6 +115,7 @@ final class Election {
     void endRound() {
         tally = null;
         candidacyAtMs = Long.MAX_VALUE;
+        resends.clear();
     }
 
     /**
@@ -125,6 +130,7 @@ final class Election {
             tally = null;
         }
         followedNoLeader = false;
+        failedRounds = 0;
         firstCampaignAtMs = Long.MAX_VALUE;
         leaderConnectionLostMs = -1;
         leaderProcessGone = false;
@@ -321,10 +327,24 @@ final class Election {
         return Math.min(silent, since + config.brokenLeaderHoldMs());
     }
 
+    /**
+     * How much longer than usual the next attempt waits (the retry pause after a lost round, and
+     * the election timeout drawn once the leader is already lost): 1 after up to one failed round,
+     * then doubling per round that failed in a row, at most 8. A failover, even one with a split
+     * vote, takes at most one failed round and waits as usual. Rounds that keep failing mean the
+     * voters cannot answer in time (a process starting thousands of groups on a busy machine, a
+     * partition): asking again at the usual pace only adds requests in front of the answers, which
+     * across thousands of groups keeps every process too busy to answer any of them.
+     */
+    int backoffFactor() {
+        return 1 << Math.min(3, Math.max(0, failedRounds - 1));
+    }
+
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
     void onVoteTimeout(long nowMs) {
         if (core.role() == Role.CANDIDATE) {
             VOTE_TIMEOUT_LOG.info(nowMs, "{} vote round of term {} timed out; retrying from pre-vote", core.label(), core.term());
+            failedRounds++;
             core.becomeFollower(core.term(), null, nowMs);
             startPreVote(nowMs);
         }
@@ -405,6 +425,11 @@ final class Election {
      */
     void onWake(long nowMs) {
         decideHeld(nowMs, false);
+        for (VoteResends.Resend r : resends.takeDue(nowMs)) {
+            if (roundRunning(r.request())) {
+                core.out().send(new Ready.VoteRequest(r.to(), r.request()));
+            }
+        }
         if (nowMs >= firstCampaignAtMs) {
             firstCampaignAtMs = Long.MAX_VALUE;
             if (core.role() == Role.FOLLOWER && followedNoLeader && core.term() == 0 && !preVoting() && !deferring(nowMs)
@@ -452,6 +477,9 @@ final class Election {
             return Long.MAX_VALUE; // nothing of an election is running, and a quiet follower's leader is vouched for by its transport
         }
         long at = Math.min(Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs), firstCampaignAtMs);
+        if (tally != null) {
+            at = Math.min(at, resends.earliestMs());
+        }
         if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
             at = Math.min(at, silentTurnAtMs());
         }
@@ -799,6 +827,27 @@ final class Election {
         handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), false, nowMs);
     }
 
+    /**
+     * {@code to} answered that it does not host the group: its process is up but has not started
+     * (or has stopped) its member. Not a refusal while the round runs: the request goes to it again
+     * after a tenth of the election timeout, as long as the same round is still running then.
+     */
+    void handleRequestVoteNotHosted(PeerId to, RequestVoteRequest req, long nowMs) {
+        if (!roundRunning(req)) {
+            return;
+        }
+        resends.schedule(to, req, nowMs + Math.max(10, config.electionTimeoutMs() / 10)); // the wake-up follows from nextWakeMs
+    }
+
+    /** Is {@code req} a request of the round this node is running now (answers to it still count)? */
+    private boolean roundRunning(RequestVoteRequest req) {
+        VoteTally t = tally;
+        if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
+            return false;
+        }
+        return t.preVote ? core.role() == Role.FOLLOWER : core.role() == Role.CANDIDATE && core.term() == req.getTerm();
+    }
+
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     void onElectionRetry(long nowMs) {
         if (core.role() == Role.FOLLOWER && tally == null && leaderLost(nowMs)) {
@@ -849,11 +898,13 @@ final class Election {
                         becomeCandidateOnceOwnHoldPassed(nowMs);
                     }
                 } else {
+                    failedRounds = 0;
                     core.becomeLeader(nowMs);
                 }
             }
             case LOST -> {
                 LOST_ROUND_LOG.info(nowMs, "{} lost {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", t.term);
+                failedRounds++;
                 tally = null;
                 if (!t.preVote) {
                     core.becomeFollower(core.term(), null, nowMs);

@@ -306,6 +306,19 @@ public final class RaftCore {
         election.handleRequestVoteFailure(to, req, nowMs);
     }
 
+    /**
+     * {@code to} answered our (pre-)vote request that it does not host the group (its process is
+     * still starting its groups): asked again shortly while the round runs, not counted as a refusal.
+     */
+    public void handleRequestVoteNotHosted(PeerId to, RequestVoteRequest req, long nowMs) {
+        election.handleRequestVoteNotHosted(to, req, nowMs);
+    }
+
+    /** How many times longer than usual the next election attempt waits after rounds failed in a row (1 to 8). */
+    public int electionBackoff() {
+        return election.backoffFactor();
+    }
+
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     public void onElectionRetry(long nowMs) {
         election.onElectionRetry(nowMs);

@@ -180,7 +180,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         mirror.commitIndex = snapIndex;
         mirror.configuration = memberships.current().current();
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
-                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, lane, new TimerEvents());
+                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, () -> mirror.electionBackoff, lane, new TimerEvents());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
                 logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)), lane::holdUntil);
         transport.register(groupId, self, this);
@@ -730,7 +730,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** A (pre-)vote round was lost: try again after a short random pause, not a whole election timeout. */
     private void scheduleElectionRetry() {
         int hb = options.heartbeatIntervalMs();
-        int delay = NodeTimers.randomIn(random, hb, 4 * hb);
+        int delay = NodeTimers.randomIn(random, hb, 4 * hb) * core.electionBackoff();
         timer().newTimeout(t -> onLane(() -> step(() -> core.onElectionRetry(now()))), delay, TimeUnit.MILLISECONDS);
     }
 
@@ -754,15 +754,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
     private void carryOut() {
+        mirror.electionBackoff = core.electionBackoff();
         carrier.carryOut(core.ready());
     }
 
     /** Answers from peers, brought back to the lane by the {@link Outbox}: each is one step of the core. */
     private final class PeerAnswers implements Outbox.Answers {
         @Override
-        public void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response) {
+        public void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response, boolean notHosted) {
             if (response != null) {
                 core.handleRequestVoteResponse(to, request, response, now());
+            } else if (notHosted) {
+                core.handleRequestVoteNotHosted(to, request, now());
             } else {
                 core.handleRequestVoteFailure(to, request, now());
             }

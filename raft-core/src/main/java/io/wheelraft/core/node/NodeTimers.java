@@ -6,6 +6,7 @@ import io.wheelraft.timer.RepeatedTimer;
 import io.wheelraft.timer.Timer;
 
 import java.util.Random;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,8 +36,9 @@ final class NodeTimers {
     }
 
     NodeTimers(String name, Timer timer, Clock clock, Random random, int electionTimeoutMs, int heartbeatMs,
-               int snapshotIntervalSecs, LongSupplier lastLeaderContactMs, SerialLane lane, Events events) {
+               int snapshotIntervalSecs, LongSupplier lastLeaderContactMs, IntSupplier electionBackoff, SerialLane lane, Events events) {
         this.election = new ElectionTimer(name + "-election", electionTimeoutMs, heartbeatMs, timer, clock, random, lastLeaderContactMs,
+                electionBackoff,
                 () -> lane.execute(events::electionTimeout));
         this.vote = new Repeating(name + "-vote", electionTimeoutMs, timer, () -> lane.execute(events::voteTimeout)) {
             @Override
@@ -145,14 +147,16 @@ final class NodeTimers {
         private final Clock clock;
         private final Random random;
         private final LongSupplier lastLeaderContactMs;
+        private final IntSupplier backoff;
         private final int heartbeatMs;
 
         ElectionTimer(String name, int timeoutMs, int heartbeatMs, Timer timer, Clock clock, Random random,
-                      LongSupplier lastLeaderContactMs, Runnable action) {
+                      LongSupplier lastLeaderContactMs, IntSupplier backoff, Runnable action) {
             super(name, timeoutMs, timer, action);
             this.clock = clock;
             this.random = random;
             this.lastLeaderContactMs = lastLeaderContactMs;
+            this.backoff = backoff;
             this.heartbeatMs = heartbeatMs;
         }
 
@@ -161,8 +165,9 @@ final class NodeTimers {
             int randomised = randomIn(random, timeoutMs, Math.max(timeoutMs + 1, 2 * timeoutMs - 2 * heartbeatMs));
             long sinceContact = clock.millis() - lastLeaderContactMs.getAsLong();
             long remaining = randomised - sinceContact;
-            // Leader already lost (a pre-vote round is under way): retry after a fresh random wait.
-            return remaining <= 0 ? randomised : (int) remaining;
+            // Leader already lost (a pre-vote round is under way): retry after a fresh random wait,
+            // longer while rounds keep failing (Election#backoffFactor).
+            return remaining <= 0 ? randomised * backoff.getAsInt() : (int) remaining;
         }
     }
 }

@@ -4,6 +4,7 @@ import io.wheelraft.core.PeerId;
 import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.Ready;
 import io.wheelraft.core.spi.RaftTransport;
+import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
 import io.wheelraft.proto.RequestVoteRequest;
@@ -11,6 +12,7 @@ import io.wheelraft.proto.RequestVoteResponse;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
@@ -24,8 +26,11 @@ final class Outbox {
 
     /** Where answers go; every method runs on the Raft lane and steps the core. */
     interface Answers {
-        /** An answer to a (pre-)vote request, or {@code response} null if none came. */
-        void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response);
+        /**
+         * An answer to a (pre-)vote request, or {@code response} null if none came;
+         * {@code notHosted}: the voter's process answered that it does not host the group (yet).
+         */
+        void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response, boolean notHosted);
 
         /** An answer to AppendEntries, or {@code response} null if none came. */
         void append(PeerId to, AppendEntriesRequest request, AppendEntriesResponse response);
@@ -81,7 +86,7 @@ final class Outbox {
             // Not postHere: winning a round writes the new term and vote synchronously, and that
             // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
             transport.requestVote(v.to(), v.request(), voteTimeoutMs)
-                    .whenComplete((resp, err) -> post.accept(() -> answers.vote(v.to(), v.request(), resp)));
+                    .whenComplete((resp, err) -> post.accept(() -> answers.vote(v.to(), v.request(), resp, notHosted(err))));
         } else if (message instanceof Ready.AppendRequest a) {
             transport.appendEntries(a.to(), a.request(), rpcTimeoutMs)
                     .whenComplete((resp, err) -> postHere.accept(() -> answers.append(a.to(), a.request(), resp)));
@@ -90,6 +95,12 @@ final class Outbox {
         } else if (message instanceof Ready.SnapshotTransfer s) {
             startSnapshot(s.to(), s.term());
         }
+    }
+
+    /** Did the peer's process answer that it has no member of the group (TransportException NOT_FOUND)? */
+    static boolean notHosted(Throwable err) {
+        Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+        return t instanceof TransportException te && te.kind() == TransportException.Kind.NOT_FOUND;
     }
 
     /**

@@ -182,4 +182,67 @@ class FastFirstElectionTest {
         m.core.handleRequestVoteResponse(round.get(1).to(), round.get(1).vote(), refused, ELECTION_TIMEOUT_MS + 2);
         assertEquals(1, m.fx.all(RecordingEffects.ElectionRetry.class).size(), "a refused round (a split vote, a voter a little behind) retries soon");
     }
+    /**
+     * A voter whose process does not host the group yet (it is still starting its groups) is
+     * asked again a tenth of the election timeout later while the round runs; its answer is not
+     * a refusal, so the round is not lost to a voter that is merely late.
+     */
+    @Test
+    void aVoterNotHostingTheGroupYetIsAskedAgainAndCanStillElectTheCandidate() {
+        List<CoreNode> members = group("orders-17");
+        int d = designatedOf(members);
+        CoreNode first = members.get(d);
+        first.core.onWake(DELAY_MS);
+        List<RecordingEffects.Send> round = first.fx.takeOutbox();
+        assertEquals(2, round.size());
+        for (RecordingEffects.Send s : round) {
+            first.core.handleRequestVoteNotHosted(s.to(), s.vote(), DELAY_MS + 5);
+        }
+        first.fx.events();
+        assertEquals(Role.CANDIDATE, first.core.role(), "the round was lost to voters that only had not started the group");
+        long due = DELAY_MS + 5 + ELECTION_TIMEOUT_MS / 10;
+        assertTrue(first.fx.wakes.contains(due), "no wake-up asked for the second ask: " + first.fx.wakes);
+
+        first.core.onWake(due);
+        List<RecordingEffects.Send> again = first.fx.takeOutbox();
+        assertEquals(round.stream().map(RecordingEffects.Send::to).toList(), again.stream().map(RecordingEffects.Send::to).toList());
+        assertEquals(round.get(0).vote(), again.get(0).vote(), "the same request of the same round");
+
+        CoreNode voter = members.stream().filter(m -> m.id.equals(again.get(0).to())).findFirst().orElseThrow();
+        RequestVoteResponse grant = voter.core.handleRequestVote(again.get(0).vote(), due + 1);
+        assertTrue(grant.getGranted());
+        first.core.handleRequestVoteResponse(voter.id, again.get(0).vote(), grant, due + 2);
+        assertEquals(Role.LEADER, first.core.role());
+    }
+
+    @Test
+    void aNotHostedAnswerToARoundThatEndedAsksNothingAgain() {
+        CoreNode n = CoreNode.create(peer(1), peers(3), 0, EMPTY, 0);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        List<RecordingEffects.Send> round = n.fx.takeOutbox();
+        n.core.handleRequestVoteNotHosted(round.get(0).to(), round.get(0).vote(), ELECTION_TIMEOUT_MS + 1);
+        // A leader of term 1 speaks: the pre-vote round is moot.
+        n.core.handleAppendEntries(heartbeat(peer(2), 1), ELECTION_TIMEOUT_MS + 2);
+        n.fx.events();
+        n.core.onWake(ELECTION_TIMEOUT_MS + 1 + ELECTION_TIMEOUT_MS / 10);
+        assertTrue(n.fx.takeOutbox().stream().noneMatch(RecordingEffects.Send::isPreVote), "asked again for a round that ended");
+    }
+    @Test
+    void roundsThatKeepFailingBackOffAndALeaderHeardResetsIt() {
+        CoreNode n = CoreNode.create(peer(1), peers(3), 0, EMPTY, 0);
+        RequestVoteResponse refused = RequestVoteResponse.newBuilder().setTerm(0).setGranted(false).setPreVote(true).build();
+        List<Integer> factors = new java.util.ArrayList<>();
+        long now = ELECTION_TIMEOUT_MS;
+        for (int round = 0; round < 5; round++) {
+            now += 2 * ELECTION_TIMEOUT_MS;
+            n.core.onElectionTimeout(now);
+            for (RecordingEffects.Send s : n.fx.takeOutbox()) {
+                n.core.handleRequestVoteResponse(s.to(), s.vote(), refused, now + 1);
+            }
+            factors.add(n.core.electionBackoff());
+        }
+        assertEquals(List.of(1, 2, 4, 8, 8), factors, "one failed round waits as usual, then doubling up to 8");
+        n.core.handleAppendEntries(heartbeat(peer(2), 1), now + 2);
+        assertEquals(1, n.core.electionBackoff(), "a leader heard ends the backoff");
+    }
 }
