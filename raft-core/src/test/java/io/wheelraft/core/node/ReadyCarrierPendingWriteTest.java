@@ -44,46 +44,15 @@ class ReadyCarrierPendingWriteTest {
     private static final long LATER = 10_000;
 
     /** Records every action in order; each term and vote write stays pending until the test completes it. */
-    private static final class PendingSink implements ReadyCarrier.Sink {
-        final List<String> actions = new ArrayList<>();
-        final List<CompletableFuture<Void>> writes = new ArrayList<>();
+    private static final class PendingSink extends RecordingSink {
+        final List<CompletableFuture<Void>> pending = new ArrayList<>();
 
         @Override
         public CompletableFuture<Void> persistHardState(long term, PeerId votedFor) {
             actions.add("hardState " + term + " " + votedFor);
             CompletableFuture<Void> w = new CompletableFuture<>();
-            writes.add(w);
+            pending.add(w);
             return w;
-        }
-
-        @Override
-        public void persistRepairing(boolean repairing) {
-            actions.add("repairing " + repairing);
-        }
-
-        @Override
-        public void handle(Ready.Event event) {
-            actions.add("event " + event.getClass().getSimpleName());
-        }
-
-        @Override
-        public void writeLog(Ready.LogWrite write) {
-            actions.add("log " + write.entries().get(write.entries().size() - 1).getIndex());
-        }
-
-        @Override
-        public void send(Ready.Message message) {
-            actions.add("send " + message.getClass().getSimpleName() + " " + message.to());
-        }
-
-        @Override
-        public void scheduleElectionRetry() {
-            actions.add("retry");
-        }
-
-        @Override
-        public void scheduleWake(long atMs) {
-            actions.add("wake");
         }
     }
 
@@ -136,7 +105,7 @@ class ReadyCarrierPendingWriteTest {
         assertTrue(carrier.waitingForDurable());
         assertTrue(core.ready().isEmpty(), "the batch must be free for the next step");
 
-        sink.writes.get(0).complete(null);
+        sink.pending.get(0).complete(null);
         hold.resume();
         assertTrue(answer.isDone());
         assertTrue(answer.join().getGranted());
@@ -159,7 +128,7 @@ class ReadyCarrierPendingWriteTest {
         carrier.carryOut(core.ready());
         assertEquals(List.of("send VoteRequest " + N2, "send VoteRequest " + N3, "hardState 1 " + N1), sink.actions);
 
-        sink.writes.get(0).complete(null);
+        sink.pending.get(0).complete(null);
         hold.resume();
         assertEquals("event RoleChanged", sink.actions.get(3), sink.actions.toString());
         assertEquals(2, sink.actions.stream().filter(a -> a.startsWith("send VoteRequest")).count(),
@@ -183,9 +152,9 @@ class ReadyCarrierPendingWriteTest {
         carrier.carryOutAnswering(core.ready(), core.handleRequestVote(voteFor(N3, 2), LATER + 1), vote2);
 
         assertEquals(List.of("hardState 1 " + N1, "hardState 2 " + N3), sink.actions, "the newer write waits for nothing");
-        sink.writes.get(1).complete(null);
+        sink.pending.get(1).complete(null);
         assertFalse(hold.durable.isDone(), "the lane may resume only when every pending write is durable");
-        sink.writes.get(0).complete(null);
+        sink.pending.get(0).complete(null);
         hold.resume();
         List<String> after = sink.actions.subList(2, sink.actions.size());
         assertEquals(List.of("answer vote 1", "outside a batch", "answer vote 2"),
@@ -204,7 +173,7 @@ class ReadyCarrierPendingWriteTest {
         carrier.afterDurable(() -> outside.complete("ran"));
         sink.actions.clear();
 
-        sink.writes.get(0).completeExceptionally(new StorageException("meta write failed: disk full"));
+        sink.pending.get(0).completeExceptionally(new StorageException("meta write failed: disk full"));
         StorageException e = assertThrows(StorageException.class, hold::resume);
         assertTrue(e.getMessage().contains("disk full"), e.getMessage());
         assertTrue(sink.actions.isEmpty(), "something of a term not on disk happened: " + sink.actions);
@@ -218,7 +187,7 @@ class ReadyCarrierPendingWriteTest {
         CompletableFuture<RequestVoteResponse> answer = new CompletableFuture<>();
         carrier.carryOutAnswering(core.ready(), core.handleRequestVote(voteFor(N1, 1), LATER), answer);
         carrier.failHeld(new io.wheelraft.core.spi.TransportException(io.wheelraft.core.spi.TransportException.Kind.CLOSED, "stopped"));
-        sink.writes.get(0).complete(null);
+        sink.pending.get(0).complete(null);
         hold.resume();
         assertFalse(answer.isDone(), "a stopped node answered");
         assertFalse(carrier.waitingForDurable());
