@@ -328,19 +328,42 @@ class RocksDbMetaStorageTest {
         }
     }
 
+    /**
+     * Four threads each write two terms to each of their groups without waiting in between: some
+     * puts are written by their caller, others queue behind a write under way; every group ends
+     * with its later term, in memory and after reopening.
+     */
     @Test
-    void asyncWritesOfManyGroupsAreDurableWhenTheyCompleteAndSurviveReopen() {
+    void asyncWritesOfManyGroupsAreDurableWhenTheyCompleteAndSurviveReopen() throws Exception {
         int groups = 2_000;
+        int threads = 4;
         withStore(store -> {
             List<RocksDbMetaStorage> metas = new ArrayList<>();
-            List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (int g = 0; g < groups; g++) {
-                RocksDbMetaStorage meta = store.metaStorage("g" + g);
-                metas.add(meta);
-                writes.add(meta.setTermAndVoteAsync(1, PeerId.parse("a:1")));
-                writes.add(meta.setTermAndVoteAsync(2 + g, PeerId.parse("b:" + (1 + g % 100))));
+                metas.add(store.metaStorage("g" + g));
             }
-            writes.forEach(CompletableFuture::join);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<List<CompletableFuture<Void>>>> issued = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int first = t;
+                    issued.add(pool.submit(() -> {
+                        List<CompletableFuture<Void>> writes = new ArrayList<>();
+                        for (int g = first; g < groups; g += threads) {
+                            writes.add(metas.get(g).setTermAndVoteAsync(1, PeerId.parse("a:1")));
+                            writes.add(metas.get(g).setTermAndVoteAsync(2 + g, PeerId.parse("b:" + (1 + g % 100))));
+                        }
+                        return writes;
+                    }));
+                }
+                for (Future<List<CompletableFuture<Void>>> f : issued) {
+                    f.get().forEach(CompletableFuture::join);
+                }
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            } finally {
+                pool.shutdown();
+            }
             for (int g = 0; g < groups; g++) {
                 assertEquals(2 + g, metas.get(g).term(), "the later write of group g" + g + " did not win");
                 metas.get(g).close();
@@ -350,7 +373,7 @@ class RocksDbMetaStorageTest {
         withStore(store -> {
             for (int g = 0; g < groups; g++) {
                 try (RocksDbMetaStorage meta = store.metaStorage("g" + g)) {
-                    assertEquals(2 + g, meta.term());
+                    assertEquals(2 + g, meta.term(), "group g" + g + " after reopening");
                     assertEquals(PeerId.parse("b:" + (1 + g % 100)), meta.votedFor());
                 }
             }
