@@ -329,9 +329,9 @@ class RocksDbMetaStorageTest {
     }
 
     /**
-     * Four threads each write two terms to each of their groups without waiting in between: some
-     * puts are written by their caller, others queue behind a write under way; every group ends
-     * with its later term, in memory and after reopening.
+     * Four threads each write two terms to each of their groups without waiting in between, so
+     * batches mix groups and hold both writes of a group; every group ends with its later term,
+     * in memory and after reopening.
      */
     @Test
     void asyncWritesOfManyGroupsAreDurableWhenTheyCompleteAndSurviveReopen() throws Exception {
