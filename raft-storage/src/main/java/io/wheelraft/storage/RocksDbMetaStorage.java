@@ -15,8 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32C;
 
 /**
@@ -30,8 +28,7 @@ import java.util.zip.CRC32C;
  * A missing key is a fresh group (term 0); opening writes nothing.
  *
  * <p>Durability: each change is one put written with {@code sync}, whatever the store's own
- * sync option, so it is on disk before {@link #setTermAndVote} returns (before the future of
- * {@link #setTermAndVoteAsync} completes; those of all groups are synced together on one thread). A single put is atomic in
+ * sync option, so it is on disk before {@link #setTermAndVote} returns. A single put is atomic in
  * RocksDB. Synced puts of different groups issued at the same time from different threads are
  * written and synced together by RocksDB's write grouping (one WAL sync for the lot).
  *
@@ -172,35 +169,6 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
             throw new IllegalArgumentException("term must not be negative, got " + term);
         }
         write(new State(term, votedFor, state.repairing()), "term " + term + " and vote " + votedFor);
-    }
-
-    /**
-     * Queues the write with every other group's ({@link RocksDbStore#putSyncedAsync}): the caller's
-     * thread does not wait for the sync. {@link #term()} and {@link #votedFor()} change once the
-     * write is durable; writes complete in the order they were made.
-     */
-    @Override
-    public CompletableFuture<Void> setTermAndVoteAsync(long term, PeerId votedFor) {
-        if (term < 0) {
-            throw new IllegalArgumentException("term must not be negative, got " + term);
-        }
-        State next = new State(term, votedFor, state.repairing());
-        String what = "term " + term + " and vote " + votedFor;
-        synchronized (this) {
-            checkOpen();
-        }
-        return store.putSyncedAsync(store.metaFamily(), RocksDbStore.metaKey(groupId), encode(next)).<Void>handle((v, failure) -> {
-            if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                throw new CompletionException(new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": "
-                        + cause.getMessage(), cause));
-            }
-            synchronized (this) {
-                state = next;
-                stored = true;
-            }
-            return null;
-        });
     }
 
     @Override

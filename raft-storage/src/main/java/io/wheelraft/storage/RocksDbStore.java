@@ -38,7 +38,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -114,8 +113,6 @@ public final class RocksDbStore implements AutoCloseable {
     private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
     private final Map<String, RocksDbMetaStorage> openMetas = new HashMap<>();
     private final AsyncFailures asyncFailures;
-    /** Term and vote writes of every group, synced together off the groups' threads. */
-    private final SyncedPutBatcher metaPuts;
     private volatile String damageFoundAtOpen;
     private volatile boolean readOnly;
     private boolean closed;
@@ -135,7 +132,6 @@ public final class RocksDbStore implements AutoCloseable {
         this.syncedWriteOptions = options.sync() ? writeOptions : track(nativeObjects, new WriteOptions().setSync(true));
         this.unsyncedWriteOptions = track(nativeObjects, new WriteOptions().setSync(false));
         this.readOptions = readOptions;
-        this.metaPuts = new SyncedPutBatcher(dir.toString(), batch -> write(batch, true));
     }
 
     /** Opens (creating if needed) the store in {@code dir} with default options. */
@@ -752,15 +748,6 @@ public final class RocksDbStore implements AutoCloseable {
         }
     }
 
-    /**
-     * Puts one key, synced whatever the store's options say, without waiting: the future completes
-     * once it is durable. Puts queued meanwhile by any group share one batch and one sync
-     * ({@link SyncedPutBatcher}).
-     */
-    CompletableFuture<Void> putSyncedAsync(ColumnFamilyHandle cf, byte[] key, byte[] value) {
-        return metaPuts.put(cf, key, value);
-    }
-
     /** Deletes one key, synced whatever the store's options say. */
     void deleteSynced(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
         Lock guard = enter();
@@ -820,7 +807,6 @@ public final class RocksDbStore implements AutoCloseable {
                 LOG.warn("Could not release {}: {}", group, e.toString());
             }
         }
-        metaPuts.close(); // writes what groups queued before they were released
         Lock exclusive = closeGuard.writeLock();
         exclusive.lock();
         try {

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -326,76 +325,6 @@ class RocksDbMetaStorageTest {
         } finally {
             new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
         }
-    }
-
-    /**
-     * Four threads each write two terms to each of their groups without waiting in between, so
-     * batches mix groups and hold both writes of a group; every group ends with its later term,
-     * in memory and after reopening.
-     */
-    @Test
-    void asyncWritesOfManyGroupsAreDurableWhenTheyCompleteAndSurviveReopen() throws Exception {
-        int groups = 2_000;
-        int threads = 4;
-        withStore(store -> {
-            List<RocksDbMetaStorage> metas = new ArrayList<>();
-            for (int g = 0; g < groups; g++) {
-                metas.add(store.metaStorage("g" + g));
-            }
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            try {
-                List<Future<List<CompletableFuture<Void>>>> issued = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    int first = t;
-                    issued.add(pool.submit(() -> {
-                        List<CompletableFuture<Void>> writes = new ArrayList<>();
-                        for (int g = first; g < groups; g += threads) {
-                            writes.add(metas.get(g).setTermAndVoteAsync(1, PeerId.parse("a:1")));
-                            writes.add(metas.get(g).setTermAndVoteAsync(2 + g, PeerId.parse("b:" + (1 + g % 100))));
-                        }
-                        return writes;
-                    }));
-                }
-                for (Future<List<CompletableFuture<Void>>> f : issued) {
-                    f.get().forEach(CompletableFuture::join);
-                }
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            } finally {
-                pool.shutdown();
-            }
-            for (int g = 0; g < groups; g++) {
-                assertEquals(2 + g, metas.get(g).term(), "the later write of group g" + g + " did not win");
-                metas.get(g).close();
-            }
-            return null;
-        });
-        withStore(store -> {
-            for (int g = 0; g < groups; g++) {
-                try (RocksDbMetaStorage meta = store.metaStorage("g" + g)) {
-                    assertEquals(2 + g, meta.term(), "group g" + g + " after reopening");
-                    assertEquals(PeerId.parse("b:" + (1 + g % 100)), meta.votedFor());
-                }
-            }
-            return null;
-        });
-    }
-
-    @Test
-    void anAsyncWriteToAClosedStoreFailsWithAStorageExceptionAndChangesNothing() {
-        RocksDbStore store = RocksDbStore.open(dir(), RocksDbStoreOptions.defaults().withPresizedWalBytes(0));
-        RocksDbMetaStorage meta = store.metaStorage("g");
-        meta.setTermAndVoteAsync(3, null).join();
-        store.close();
-        StorageException e = assertThrows(StorageException.class, () -> {
-            try {
-                meta.setTermAndVoteAsync(4, null).join();
-            } catch (java.util.concurrent.CompletionException c) {
-                throw c.getCause();
-            }
-        });
-        assertTrue(e.getMessage().contains("closed"), e.getMessage());
-        assertEquals(3, meta.term());
     }
 
     /** Writes term 5 with a vote for each group, then closes the store. */
