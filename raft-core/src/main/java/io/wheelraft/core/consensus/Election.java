@@ -97,8 +97,12 @@ final class Election {
     private boolean followedNoLeader;
     /** When this node, the designated first candidate of a fresh group, campaigns; MAX_VALUE: not planned. */
     private long firstCampaignAtMs = Long.MAX_VALUE;
-    /** Rounds lost or timed out in a row since a leader was last heard or this node led (see {@link #backoffFactor}). */
-    private int failedRounds;
+    /**
+     * Rounds lost or timed out in a row since a leader was last heard or this node led (see
+     * {@link #backoffFactor}). Written on the Raft lane only; volatile because the election timer
+     * reads the factor on the timer thread when it draws its next timeout.
+     */
+    private volatile int failedRounds;
     /** Requests of the running round to ask again of voters that did not host the group yet. */
     private final VoteResends resends = new VoteResends();
 
@@ -130,7 +134,9 @@ final class Election {
             tally = null;
         }
         followedNoLeader = false;
-        failedRounds = 0;
+        if (failedRounds != 0) {
+            failedRounds = 0; // checked first: this runs on every heartbeat, and the field is volatile
+        }
         firstCampaignAtMs = Long.MAX_VALUE;
         leaderConnectionLostMs = -1;
         leaderProcessGone = false;
@@ -845,7 +851,8 @@ final class Election {
         if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
             return false;
         }
-        return t.preVote ? core.role() == Role.FOLLOWER : core.role() == Role.CANDIDATE && core.term() == req.getTerm();
+        return t.preVote ? core.role() != Role.CANDIDATE && core.role() != Role.LEADER
+                : core.role() == Role.CANDIDATE && core.term() == req.getTerm();
     }
 
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
@@ -878,15 +885,12 @@ final class Election {
             startPreVote(nowMs);
             return;
         }
-        VoteTally t = tally;
-        if (t == null || t.preVote != req.getPreVote() || t.term != req.getTerm()) {
-            return; // an answer to an older round
+        if (!roundRunning(req)) {
+            return; // an answer to an older round, or to one this node has left
         }
+        VoteTally t = tally;
         if (t.preVote && core.role() == Role.FOLLOWER && removed.toldRemoved(from, resp.getCandidateRemovedAtIndex(), core.membership())) {
             tally = null; // no retry: RemovedMember keeps us from campaigning until a leader calls
-            return;
-        }
-        if (t.preVote ? core.role() == Role.CANDIDATE || core.role() == Role.LEADER : core.role() != Role.CANDIDATE || core.term() != req.getTerm()) {
             return;
         }
         t.record(from, resp.getGranted(), answered);

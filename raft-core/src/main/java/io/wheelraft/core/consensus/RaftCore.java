@@ -314,7 +314,10 @@ public final class RaftCore {
         election.handleRequestVoteNotHosted(to, req, nowMs);
     }
 
-    /** How many times longer than usual the next election attempt waits after rounds failed in a row (1 to 8). */
+    /**
+     * How many times longer than usual the next election attempt waits after rounds failed in a
+     * row (1 to 8). The one query of the core that is safe from another thread (the election timer's).
+     */
     public int electionBackoff() {
         return election.backoffFactor();
     }

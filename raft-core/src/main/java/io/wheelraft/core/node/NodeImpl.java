@@ -170,7 +170,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
         }
-        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, r -> carrier.afterDurable(r), this::now, this::onLaneOr, this::notRunning, mirror,
+        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
@@ -180,9 +180,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         mirror.commitIndex = snapIndex;
         mirror.configuration = memberships.current().current();
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
-                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, () -> mirror.electionBackoff, lane, new TimerEvents());
+                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, new TimerEvents());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)), lane::holdUntil);
+                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)));
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());
@@ -754,7 +754,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
     private void carryOut() {
-        mirror.electionBackoff = core.electionBackoff();
         carrier.carryOut(core.ready());
     }
 

@@ -15,8 +15,6 @@ import java.util.Map;
 final class NodeMirror {
     volatile Role role = Role.FOLLOWER;
     volatile long term;
-    /** The core's {@code electionBackoff()} after the last step (read by the election timer's thread). */
-    volatile int electionBackoff = 1;
     volatile PeerId leader;
     volatile long commitIndex;
     /** Last index this node proposed as leader; with {@link #commitIndex}, tells whether anything is in flight. */

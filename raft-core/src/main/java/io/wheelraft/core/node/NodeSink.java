@@ -11,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 
 /**
@@ -39,15 +38,13 @@ final class NodeSink implements ReadyCarrier.Sink {
     }
 
     @Override
-    public CompletableFuture<Void> persistHardState(long term, PeerId votedFor) {
+    public void persistHardState(long term, PeerId votedFor) {
         long start = System.nanoTime();
-        // A failure stops the node (NodeImpl.onLaneFailure); the mirror shows the term once durable.
-        return p.options().metaStorage().setTermAndVoteAsync(term, votedFor).thenRun(() -> {
-            p.mirror().term = term;
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
-            }
-        });
+        p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
+        p.mirror().term = term;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
+        }
     }
 
     @Override

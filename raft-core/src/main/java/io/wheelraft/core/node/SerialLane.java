@@ -4,7 +4,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,9 +23,6 @@ public final class SerialLane implements Executor {
     private final Executor pool;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    /** Set by a running task ({@link #holdUntil}): the lane waits for it after that task; lane-confined. */
-    private CompletableFuture<?> holdOn;
-    private Runnable thenRun;
     /** Gets a task's failure first; true means it was handled and is not logged. */
     private final java.util.function.Predicate<Throwable> failureHandler;
 
@@ -68,59 +64,20 @@ public final class SerialLane implements Executor {
         }
     }
 
-    /**
-     * Called by the task running on this lane: once it returns, the lane runs nothing else (tasks
-     * keep queueing) until {@code done} completes, whichever way; then {@code then} runs on the
-     * lane first, and the queue after it. No pool thread waits meanwhile: a task that must not be
-     * followed before a write is durable (a term and vote) frees its thread for other lanes. A
-     * second call in the same task replaces the first; {@code then} may call it again.
-     */
-    public void holdUntil(CompletableFuture<?> done, Runnable then) {
-        holdOn = done;
-        thenRun = then;
-    }
-
     private void drain() {
         for (int i = 0; i < BATCH; i++) {
             Runnable r = tasks.poll();
             if (r == null) {
                 break;
             }
-            run(r);
-            if (holdOn != null) {
-                hold();
-                return; // the lane stays scheduled: nothing else runs until the hold ends
+            try {
+                r.run();
+            } catch (Throwable t) {
+                if (!handled(t)) {
+                    LOG.error("task on lane {} failed", name, t);
+                }
             }
         }
-        release();
-    }
-
-    private void run(Runnable r) {
-        try {
-            r.run();
-        } catch (Throwable t) {
-            if (!handled(t)) {
-                LOG.error("task on lane {} failed", name, t);
-            }
-        }
-    }
-
-    private void hold() {
-        CompletableFuture<?> done = holdOn;
-        Runnable then = thenRun;
-        holdOn = null;
-        thenRun = null;
-        done.whenComplete((v, e) -> pool.execute(() -> {
-            run(then);
-            if (holdOn != null) {
-                hold();
-            } else {
-                drain();
-            }
-        }));
-    }
-
-    private void release() {
         scheduled.set(false);
         // Re-check: a task added between the last poll and the flag reset must not be stranded.
         if (!tasks.isEmpty() && scheduled.compareAndSet(false, true)) {

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
 final class SnapshotIntake {
 
     /** The parts of the node the intake works with. */
-    record Parts(RaftCore core, Runnable carryOut, Consumer<Runnable> afterDurable, LongSupplier now, BiConsumer<Runnable, Runnable> onLaneOr,
+    record Parts(RaftCore core, Runnable carryOut, LongSupplier now, BiConsumer<Runnable, Runnable> onLaneOr,
                  Supplier<TransportException> notRunning, NodeMirror mirror, FsmCaller fsm, SnapshotExecutor snapshots,
                  LogWriter logWriter) {
     }
@@ -46,25 +46,20 @@ final class SnapshotIntake {
         p.onLaneOr().accept(() -> {
             RaftCore core = p.core();
             boolean accepted = core.acceptSnapshotChunk(PeerId.parse(request.getServerId()), request.getTerm(), p.now().getAsLong());
-            p.carryOut().run();
-            p.afterDurable().accept(() -> answer(request, accepted, f)); // a newer term is durable before any answer in it
+            p.carryOut().run(); // a newer term is durable before any answer in it
+            if (!accepted) {
+                f.complete(SnapshotInstaller.refuse(core.term(), request, "not accepted from " + request.getServerId()
+                        + " in term " + request.getTerm() + " (this node is in term " + core.term() + ")"));
+                return;
+            }
+            p.mirror().lastLeaderContactMs = core.lastLeaderContactMs();
+            if (core.holds(request.getMeta().getLastIncludedIndex())) {
+                f.complete(SnapshotInstaller.installed(core.term()));
+                return;
+            }
+            installer.receive(request, core.term(), f);
         }, () -> f.completeExceptionally(p.notRunning().get()));
         return f;
-    }
-
-    private void answer(InstallSnapshotRequest request, boolean accepted, CompletableFuture<InstallSnapshotResponse> f) {
-        RaftCore core = p.core();
-        if (!accepted) {
-            f.complete(SnapshotInstaller.refuse(core.term(), request, "not accepted from " + request.getServerId()
-                    + " in term " + request.getTerm() + " (this node is in term " + core.term() + ")"));
-            return;
-        }
-        p.mirror().lastLeaderContactMs = core.lastLeaderContactMs();
-        if (core.holds(request.getMeta().getLastIncludedIndex())) {
-            f.complete(SnapshotInstaller.installed(core.term()));
-            return;
-        }
-        installer.receive(request, core.term(), f);
     }
 
     /**
@@ -83,40 +78,33 @@ final class SnapshotIntake {
             }
             boolean accepted = p.core().acceptSnapshotChunk(PeerId.parse(last.getServerId()), last.getTerm(), p.now().getAsLong());
             p.carryOut().run();
-            p.afterDurable().accept(() -> installAccepted(last, reader, answer, accepted)); // a newer term is durable first
+            if (!accepted) {
+                reader.close();
+                answer.complete(SnapshotInstaller.refuse(p.core().term(), last, "the sender is no longer leader of term " + p.core().term()));
+                return;
+            }
+            p.fsm().beginSnapshotLoad();
+            Membership membership = meta.getConfiguration().getPeersCount() > 0
+                    ? Membership.fromEntry(meta.getConfiguration(), index) : p.core().membership();
+            boolean reset = p.core().installSnapshot(index, meta.getLastIncludedTerm(), membership, p.now().getAsLong());
+            p.carryOut().run(); // also releases acknowledgements the installed snapshot covers
+            p.snapshots().noteInstalled(index);
+            p.mirror().commitIndex = Math.max(p.mirror().commitIndex, index);
+            CompletableFuture<Void> durable = new CompletableFuture<>();
+            if (reset) {
+                p.logWriter().submitReset(index + 1, () -> durable.complete(null));
+            } else {
+                durable.complete(null);
+            }
+            CompletableFuture<Status> loaded = new CompletableFuture<>();
+            p.fsm().loadSnapshot(reader, loaded::complete);
+            long answerTerm = p.core().term();
+            durable.thenCombine(loaded, (v, error) -> error).thenAccept(error -> answer.complete(error == null
+                    ? SnapshotInstaller.installed(answerTerm)
+                    : SnapshotInstaller.refuse(answerTerm, last, "loading the snapshot failed: " + error)));
         }, () -> {
             reader.close();
             answer.completeExceptionally(p.notRunning().get());
         });
-    }
-
-    private void installAccepted(InstallSnapshotRequest last, SnapshotReader reader, CompletableFuture<InstallSnapshotResponse> answer,
-                                 boolean accepted) {
-        SnapshotMeta meta = reader.meta();
-        long index = meta.getLastIncludedIndex();
-        if (!accepted) {
-            reader.close();
-            answer.complete(SnapshotInstaller.refuse(p.core().term(), last, "the sender is no longer leader of term " + p.core().term()));
-            return;
-        }
-        p.fsm().beginSnapshotLoad();
-        Membership membership = meta.getConfiguration().getPeersCount() > 0
-                ? Membership.fromEntry(meta.getConfiguration(), index) : p.core().membership();
-        boolean reset = p.core().installSnapshot(index, meta.getLastIncludedTerm(), membership, p.now().getAsLong());
-        p.carryOut().run(); // also releases acknowledgements the installed snapshot covers
-        p.snapshots().noteInstalled(index);
-        p.mirror().commitIndex = Math.max(p.mirror().commitIndex, index);
-        CompletableFuture<Void> durable = new CompletableFuture<>();
-        if (reset) {
-            p.logWriter().submitReset(index + 1, () -> durable.complete(null));
-        } else {
-            durable.complete(null);
-        }
-        CompletableFuture<Status> loaded = new CompletableFuture<>();
-        p.fsm().loadSnapshot(reader, loaded::complete);
-        long answerTerm = p.core().term();
-        durable.thenCombine(loaded, (v, error) -> error).thenAccept(error -> answer.complete(error == null
-                ? SnapshotInstaller.installed(answerTerm)
-                : SnapshotInstaller.refuse(answerTerm, last, "loading the snapshot failed: " + error)));
     }
 }

@@ -2,13 +2,10 @@ package io.wheelraft.core.spi;
 
 import io.wheelraft.core.PeerId;
 
-import java.util.concurrent.CompletableFuture;
-
 /**
  * Persists a node's current term and the peer it voted for in that term. {@link #setTermAndVote}
- * is atomic and durable when it returns ({@link #setTermAndVoteAsync} when its future completes): a
- * node grants a vote or sends a message of a new term only after that. Called from one thread at
- * a time.
+ * is atomic and durable when it returns: a node grants a vote or sends a message of a new term
+ * only after it returns. Called from one thread at a time.
  */
 public interface RaftMetaStorage extends AutoCloseable {
 
@@ -24,22 +21,6 @@ public interface RaftMetaStorage extends AutoCloseable {
      * @throws StorageException on I/O failure
      */
     void setTermAndVote(long term, PeerId votedFor);
-
-    /**
-     * {@link #setTermAndVote} without waiting: the future completes once {@code term} and
-     * {@code votedFor} are durable (and {@link #term()} and {@link #votedFor()} return them), or
-     * fails with the {@link StorageException}. Writes issued one after another complete in that
-     * order. A store shared by many groups overrides it to sync many groups' writes together off
-     * the caller's thread; the default writes synchronously and returns a completed future.
-     */
-    default CompletableFuture<Void> setTermAndVoteAsync(long term, PeerId votedFor) {
-        try {
-            setTermAndVote(term, votedFor);
-            return CompletableFuture.completedFuture(null);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
 
     /**
      * True while this node may be missing log entries it acknowledged before a storage fault (a

@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -126,50 +125,5 @@ class SerialLaneTest {
         workers.shutdown();
         assertEquals(0, overlaps.get());
         assertEquals(threads * perThread, seen[0]);
-    }
-    @Test
-    void aHeldLaneRunsNothingUntilTheWriteCompletesThenTheContinuationFirst() {
-        SerialLane lane = new SerialLane("t", pool::add);
-        List<String> ran = new ArrayList<>();
-        CompletableFuture<Void> write = new CompletableFuture<>();
-        lane.execute(() -> {
-            ran.add("task 1");
-            lane.holdUntil(write, () -> ran.add("continuation"));
-        });
-        lane.execute(() -> ran.add("task 2"));
-        runPool();
-        assertEquals(List.of("task 1"), ran, "the lane went on before the write completed");
-        lane.execute(() -> ran.add("task 3"));
-        lane.executeHere(() -> ran.add("task 4")); // the held lane is still scheduled: queued, not run here
-        assertTrue(pool.isEmpty(), "a held lane must not be drained by another pool thread");
-        assertEquals(List.of("task 1"), ran);
-
-        write.complete(null);
-        runPool();
-        assertEquals(List.of("task 1", "continuation", "task 2", "task 3", "task 4"), ran);
-    }
-
-    @Test
-    void aContinuationMayHoldTheLaneAgainAndItsFailureGoesToTheHandler() {
-        List<Throwable> failures = new ArrayList<>();
-        SerialLane lane = new SerialLane("t", pool::add, failures::add);
-        List<String> ran = new ArrayList<>();
-        CompletableFuture<Void> first = new CompletableFuture<>();
-        CompletableFuture<Void> second = new CompletableFuture<>();
-        lane.execute(() -> lane.holdUntil(first, () -> {
-            ran.add("after first");
-            lane.holdUntil(second, () -> {
-                throw new IllegalStateException("write failed");
-            });
-        }));
-        lane.execute(() -> ran.add("next task"));
-        first.complete(null);
-        runPool();
-        assertEquals(List.of("after first"), ran, "the second hold let a task through");
-        second.completeExceptionally(new RuntimeException("disk"));
-        runPool();
-        assertEquals(List.of("after first", "next task"), ran);
-        assertEquals(1, failures.size());
-        assertEquals("write failed", failures.get(0).getMessage());
     }
 }
