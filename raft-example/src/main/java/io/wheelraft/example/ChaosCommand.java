@@ -54,7 +54,7 @@ final class ChaosCommand implements Callable<Integer> {
     boolean witness;
 
     @Option(names = "--link-loss", defaultValue = "0", paramLabel = "PCT",
-            description = "Drop PCT% of the packets each server sends to another server, at random, for the whole run (0-99; "
+            description = "Drop PCT percent of the packets each server sends to another server, at random, for the whole run (0-99; "
                     + "Linux, root, nft: the servers run in network namespaces).")
     int linkLossPercent;
 

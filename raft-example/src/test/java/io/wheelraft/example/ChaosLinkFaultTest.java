@@ -46,7 +46,7 @@ class ChaosLinkFaultTest {
             String rest = r.out().substring(at, r.out().indexOf("Default: 0", at) + 10);
             assertTrue(rest.length() < 400, "no default right after " + option + ": " + rest);
         }
-        assertTrue(r.out().contains("Drop PCT% of the packets each server sends"), r.out());
+        assertTrue(r.out().contains("Drop PCT percent of the packets each server sends"), r.out());
     }
 
     @Test

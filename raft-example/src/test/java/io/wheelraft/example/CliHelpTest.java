@@ -53,6 +53,23 @@ class CliHelpTest {
     }
 
     @Test
+    void everyCommandsHelpRendersWithoutPicocliWarnings() {
+        // picocli formats descriptions with String.format: a bare % makes it warn on standard error
+        // (three times per --help) and print the raw text; the warning bypasses Main's streams.
+        java.io.PrintStream realErr = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        try {
+            System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8));
+            for (CommandLine c : allCommands()) {
+                c.getUsageMessage();
+            }
+        } finally {
+            System.setErr(realErr);
+        }
+        assertEquals("", warnings.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
     void helpShowsDefaults() {
         CliRun r = run("server", "--help");
         assertEquals(0, r.code());
