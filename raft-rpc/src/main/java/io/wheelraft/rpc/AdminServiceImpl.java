@@ -76,6 +76,9 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
         if (s.configuration() != null) {
             b.setConfiguration(s.configuration().toEntry());
         }
+        if (s.roleSince() != null) {
+            b.setRoleSinceUnixMicros(s.roleSince().getEpochSecond() * 1_000_000L + s.roleSince().getNano() / 1_000);
+        }
         if (s.followerMatchIndex() != null) {
             for (Map.Entry<PeerId, Long> e : s.followerMatchIndex().entrySet()) {
                 b.putFollowerMatchIndex(e.getKey().toString(), e.getValue());

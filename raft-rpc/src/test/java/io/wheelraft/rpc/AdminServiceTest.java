@@ -52,6 +52,7 @@ class AdminServiceTest {
         assertEquals(12, s.getLastLogIndex());
         assertEquals(3, s.getConfiguration().getPeersCount());
         assertEquals(11L, s.getFollowerMatchIndexMap().get("127.0.0.1:2"));
+        assertEquals(java.time.Instant.parse("2026-01-02T03:04:05.123456Z").toEpochMilli() * 1000 + 456, s.getRoleSinceUnixMicros());
     }
 
     @Test

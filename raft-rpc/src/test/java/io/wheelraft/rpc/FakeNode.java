@@ -62,7 +62,7 @@ class FakeNode implements Node {
     @Override public List<PeerId> listPeers() { return new ArrayList<>(configuration.peers()); }
     @Override public NodeStatus status() {
         return new NodeStatus(group, self, isLeader() ? Role.LEADER : Role.FOLLOWER, 4, leader, 10, 9, 1, 12,
-                configuration, isLeader() ? Map.of(PeerId.parse("127.0.0.1:2"), 11L) : Map.of());
+                configuration, isLeader() ? Map.of(PeerId.parse("127.0.0.1:2"), 11L) : Map.of(), java.time.Instant.parse("2026-01-02T03:04:05.123456Z"));
     }
     @Override public void shutdown(Closure done) { if (done != null) done.run(Status.ok()); }
     @Override public void join() { }

@@ -202,6 +202,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private NodeImpl failStart(String name, Status error) {
         LOG.error("{} cannot start: {}", name, error);
         halted = true;
+        mirror.roleSince = java.time.Instant.now();
         mirror.role = Role.ERROR;
         mirror.configuration = options.initialConfiguration();
         try {
@@ -467,7 +468,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     public NodeStatus status() {
         var storage = options.logStorage();
         return new NodeStatus(groupId, self, halted && mirror.role != Role.ERROR ? Role.SHUTDOWN : mirror.role, mirror.term, mirror.leader, mirror.commitIndex,
-                fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), mirror.configuration, mirror.matchIndexes);
+                fsm == null ? 0 : fsm.appliedIndex(), storage.firstLogIndex(), storage.lastLogIndex(), mirror.configuration, mirror.matchIndexes,
+                mirror.roleSince);
     }
 
     @Override
@@ -520,6 +522,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
     private void stop(Status reason, boolean failed) {
         halted = true;
+        mirror.roleSince = java.time.Instant.now();
         mirror.role = failed ? Role.ERROR : Role.SHUTDOWN;
         if (!failed) {
             metrics.close();

@@ -4,6 +4,7 @@ import io.wheelraft.core.Configuration;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
 
+import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -24,4 +25,9 @@ final class NodeMirror {
     volatile Map<PeerId, Long> matchIndexes = Map.of();
     /** Quiet: no timers, no heartbeats of its own (see the core's Quiescence). */
     volatile boolean quiet;
+    /**
+     * When the node took its current role in its current term, on the wall clock: for operators
+     * and for measuring failover from outside by the new leader's own record of the moment.
+     */
+    volatile Instant roleSince = Instant.now();
 }

@@ -107,6 +107,9 @@ final class NodeSink implements ReadyCarrier.Sink {
         NodeMirror mirror = p.mirror();
         Role old = mirror.role;
         p.metrics().roleChanged(newRole, newLeader != null && !newLeader.equals(mirror.leader), p.clock().nanoTime());
+        if (old != newRole || mirror.term != newTerm) {
+            mirror.roleSince = java.time.Instant.now(); // before the role is published, so no reader sees the new role with the old time
+        }
         mirror.role = newRole;
         mirror.term = newTerm;
         mirror.leader = newLeader;

@@ -1,0 +1,67 @@
+package io.wheelraft.core.node;
+
+import io.wheelraft.core.Configuration;
+import io.wheelraft.core.NodeOptions;
+import io.wheelraft.core.NodeStatus;
+import io.wheelraft.core.PeerId;
+import io.wheelraft.core.Role;
+import io.wheelraft.core.StateMachineAdapter;
+import io.wheelraft.core.sim.SimFaults;
+import io.wheelraft.core.sim.SimNetwork;
+import io.wheelraft.core.sim.SimRuntime;
+import io.wheelraft.core.storage.memory.MemoryLogStorage;
+import io.wheelraft.core.storage.memory.MemoryMetaStorage;
+import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link NodeStatus#roleSince}: the wall-clock moment the node took its current role in its current term. */
+class NodeRoleSinceTest {
+
+    private static final PeerId N1 = new PeerId("n1", 1001);
+
+    private final SimRuntime runtime = new SimRuntime(5);
+    private final SimNetwork network = new SimNetwork(runtime, new Random(5), new SimFaults());
+
+    private NodeOptions options() {
+        return new NodeOptions().initialConfiguration(new Configuration(List.of(N1))).stateMachine(new StateMachineAdapter() {
+                    @Override
+                    public void onApply(io.wheelraft.core.Iterator it) {
+                        while (it.hasNext()) {
+                            it.next();
+                        }
+                    }
+                }).logStorage(new MemoryLogStorage()).metaStorage(new MemoryMetaStorage())
+                .snapshotStorage(new MemorySnapshotStorage()).timer(runtime.timer()).snapshotIntervalSecs(0).quiesceAfterMs(0);
+    }
+
+    @Test
+    void winningLeadershipMovesRoleSinceToTheMomentOfTheWinAndItStaysWhileLeading() {
+        NodeImpl node = new NodeImpl("g", N1, options(), network.transport(N1.endpoint()), runtime).start();
+        NodeStatus asFollower = node.status();
+        assertEquals(Role.FOLLOWER, asFollower.role());
+        assertNotNull(asFollower.roleSince());
+        Instant beforeWin = Instant.now();
+        while (!beforeWin.isAfter(asFollower.roleSince())) {
+            beforeWin = Instant.now(); // the win must be told apart from the start: the wall clock has to move first
+        }
+        for (int t = 0; t < 10_000 && !node.isLeader(); t++) {
+            runtime.step();
+        }
+        assertTrue(node.isLeader(), "the single member leads");
+        NodeStatus asLeader = node.status();
+        assertFalse(asLeader.roleSince().isBefore(beforeWin), asLeader.roleSince() + " is before the steps that elected it " + beforeWin);
+        for (int t = 0; t < 200; t++) {
+            runtime.step(); // heartbeats and ticks while leading
+        }
+        assertEquals(asLeader.roleSince(), node.status().roleSince(), "leading on in the same term keeps the moment of the win");
+    }
+}
