@@ -105,6 +105,8 @@ final class Election {
     private volatile int failedRounds;
     /** Requests of the running round to ask again of voters that did not host the group yet. */
     private final VoteResends resends = new VoteResends();
+    /** A pre-vote request refused for its shorter log, counted as the asker's pre-vote in our next round. */
+    private final ImpliedPreVote implied = new ImpliedPreVote();
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
@@ -573,6 +575,15 @@ final class Election {
             becomeCandidate(nowMs, false);
             return;
         }
+        PeerId asker = implied.take(core.term() + 1, nowMs, config.electionTimeoutMs() / 2);
+        if (asker != null && m.isVoter(asker)) {
+            tally.record(asker, true, true);
+            if (tally.outcome(m) == VoteTally.Outcome.WON) {
+                LOG.info("{} counts the pre-vote request of {} (log behind ours) as its pre-vote: a quorum already", core.label(), asker);
+                becomeCandidateOnceOwnHoldPassed(nowMs);
+                return;
+            }
+        }
         broadcastVote(true, core.term() + 1, false, leaderConnectionLostMs >= 0);
     }
 
@@ -707,6 +718,9 @@ final class Election {
         }
         boolean behindNeedsUs = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
                 && candidateCannotWinWithoutUs();
+        if (!grant && !logOk && req.getTerm() == core.term() + 1 && core.role() == Role.FOLLOWER) {
+            implied.keep(candidate, req.getTerm(), nowMs); // see ImpliedPreVote: our own round may count it
+        }
         if (behindNeedsUs && lost && !preVoting() && !deferring(nowMs) && !WitnessRules.neverLeads(config, core.membership())) {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
             // entries it lacks. Campaign now rather than at our own turn (unless we already back

@@ -478,7 +478,9 @@ class RaftCoreElectionTest {
     /**
      * A survivor ahead of the candidate refuses it (it lacks entries) during its own hold after
      * the break, and campaigns as soon as the hold ends rather than at its own turn (with turn 3
-     * or later, or no turn, that is later).
+     * or later, or no turn, that is later). The refused request counts as the candidate's pre-vote
+     * for it ({@link ImpliedPreVote}): with its own that is a quorum of three, so it asks for real
+     * votes straight away.
      */
     @Test
     void aVoterAheadCampaignsWhenItsHoldEndsAfterRefusingACandidateBehind() {
@@ -493,8 +495,7 @@ class RaftCoreElectionTest {
         ahead.fx.drain();
         assertTrue(ahead.fx.wakes.contains(holdEnds), "no wake-up at the end of the hold: " + ahead.fx.wakes);
         ahead.core.onWake(holdEnds);
-        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
-        assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+        assertCampaignsInTerm2CountingTheRefusedRequest(ahead);
     }
 
 
@@ -514,8 +515,7 @@ class RaftCoreElectionTest {
         assertTrue(ahead.fx.wakes.contains(holdEnds), "no wake-up at the end of the hold: " + ahead.fx.wakes);
         assertTrue(holdEnds < 182 + ahead.core.campaignDelayAfterBreakMs(), "the hold must end before its own turn for this test to mean anything");
         ahead.core.onWake(holdEnds);
-        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
-        assertTrue(ahead.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote));
+        assertCampaignsInTerm2CountingTheRefusedRequest(ahead);
     }
 
     /** A break seen long after a candidate behind asked is a new failure: the turns decide again. */
@@ -760,13 +760,66 @@ class RaftCoreElectionTest {
         RequestVoteResponse r = ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS);
         assertFalse(r.getGranted(), "a candidate missing entry 2 must not win");
         List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
-        assertEquals(2, sent.size(), "the voter ahead starts its own pre-vote: " + sent);
-        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote));
+        assertEquals(2, sent.size(), "the voter ahead campaigns itself: " + sent);
+        assertTrue(sent.stream().noneMatch(RecordingEffects.Send::isPreVote), "the refused request already was n2's pre-vote: " + sent);
         assertEquals(2, sent.get(0).vote().getLastLogIndex());
+        assertEquals(2, sent.get(0).vote().getTerm());
 
         // A second refusal while that round is open does not start another one.
         ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS + 1);
         assertEquals(before + 2, ahead.fx.sends().size());
+
+        // n2, whose own hold passed too, grants the real vote: the voter ahead leads.
+        ahead.core.handleRequestVoteResponse(N2, sent.get(0).vote(), RequestVoteResponse.newBuilder().setTerm(2).setGranted(true).build(),
+                150 + GRACE_MS + 5);
+        assertTrue(ahead.core.isLeader());
+    }
+
+    /**
+     * In a group of five the refused request of a candidate behind is one pre-vote besides our
+     * own, not a quorum: the voter ahead still asks the others when its turn comes, and one more
+     * grant makes three.
+     */
+    @Test
+    void aRefusedRequestFromBehindIsOnlyOnePreVoteInAGroupOfFive() {
+        CoreNode ahead = CoreNode.create(N3, peers(5), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        ahead.fx.drain();
+        int before = ahead.fx.sends().size();
+        assertFalse(ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS).getGranted());
+        assertEquals(before, ahead.fx.sends().size(), "with five, n2 may win without us: the voter ahead keeps its turn");
+        ahead.core.election().startPreVote(150 + GRACE_MS + 1); // its turn comes
+        List<RecordingEffects.Send> sent = List.copyOf(ahead.fx.sends().subList(before, ahead.fx.sends().size()));
+        assertEquals(4, sent.size(), "two of five is no quorum: it asks everyone: " + sent);
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "two of five is no quorum: " + sent);
+        RequestVoteRequest pre = sent.get(0).vote();
+        RequestVoteResponse yes = RequestVoteResponse.newBuilder().setTerm(1).setGranted(true).setPreVote(true).build();
+        ahead.core.handleRequestVoteResponse(peer(4), pre, yes, 150 + GRACE_MS + 3);
+        assertEquals(Role.CANDIDATE, ahead.core.role(), "itself, n2 (its refused request) and n4 are three of five");
+    }
+
+    /** A refused request from behind counts only for the next term and while it is fresh (half an election timeout). */
+    @Test
+    void aStaleRefusedRequestFromBehindIsNotCountedAsAPreVote() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        // asked while the leader was still heard: refused, no campaign, but kept
+        assertFalse(ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 200).getGranted());
+        ahead.fx.drain();
+        int before = ahead.fx.sends().size();
+        long late = 200 + ELECTION_TIMEOUT_MS / 2 + 1;
+        ahead.core.onElectionTimeout(Math.max(late, 100 + ELECTION_TIMEOUT_MS));
+        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
+        assertEquals(2, sent.size(), "the election timeout starts a pre-vote: " + sent);
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "a request older than half a timeout counted: " + sent);
+    }
+
+    private static void assertCampaignsInTerm2CountingTheRefusedRequest(CoreNode ahead) {
+        assertEquals(2, ahead.fx.sends().size(), "did not campaign when its hold ended");
+        assertTrue(ahead.fx.sends().stream().noneMatch(RecordingEffects.Send::isPreVote), "the refused request already was n2's pre-vote");
+        assertTrue(ahead.fx.sends().stream().allMatch(s -> s.vote().getTerm() == 2));
+        assertEquals(Role.CANDIDATE, ahead.core.role());
     }
 
     @Test
