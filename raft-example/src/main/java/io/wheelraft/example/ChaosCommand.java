@@ -42,6 +42,11 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "16", paramLabel = "N", description = "Clients incrementing during the run.")
     int concurrency;
 
+    @Option(names = "--settle-ms", defaultValue = "" + ChaosRunner.Settings.DEFAULT_SETTLE_MS, paramLabel = "MS",
+            description = "Before each fault, steady load with every node caught up for MS ms (a node restarted in the previous round "
+                    + "has then served that long).")
+    int settleMs;
+
     @Option(names = "--duration", defaultValue = "60", paramLabel = "S", description = "Length of a fault-free run (--mode none), seconds.")
     int durationSecs;
 
@@ -96,6 +101,9 @@ final class ChaosCommand implements Callable<Integer> {
         if (concurrency <= 0 || durationSecs <= 0 || snapshotIntervalSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --snapshot-interval-secs >= 0");
         }
+        if (settleMs < 0 || settleMs > 600_000) {
+            throw CliException.usage("--settle-ms must be 0 to 600000 ms, was " + settleMs);
+        }
         if (witness && !ChaosRunner.Settings.WITNESS_MODES.contains(m)) {
             throw CliException.usage("--witness runs with --mode kill-leader, kill-follower or none, not " + m.label);
         }
@@ -122,7 +130,7 @@ final class ChaosCommand implements Callable<Integer> {
             throw CliException.failed("--out: " + e.getMessage());
         }
         ChaosRunner.Settings settings = new ChaosRunner.Settings(rounds, electionTimeoutMs, m, dir, concurrency, durationSecs, snapshotIntervalSecs,
-                witness, links);
+                witness, links, settleMs);
         ChaosRunner runner = new ChaosRunner(settings, new ProgressLine(System.err, !noProgress));
         // Ctrl-C or SIGTERM: write what was measured so far, marked incomplete (the child servers are
         // killed by ChildProcesses' own hook).

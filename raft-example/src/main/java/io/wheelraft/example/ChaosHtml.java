@@ -52,6 +52,7 @@ final class ChaosHtml {
         kv(h, "link fault", r.linkLine());
         kv(h, "election timeout", s.electionTimeoutMs() + " ms");
         kv(h, "concurrent clients", Integer.toString(s.concurrency()));
+        kv(h, "steady load before each fault", s.settleMs() + " ms");
         kv(h, "snapshot interval", s.snapshotIntervalSecs() + " s");
         kv(h, "wall time", String.format(Locale.ROOT, "%.1f s", m.seconds()));
         kv(h, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());

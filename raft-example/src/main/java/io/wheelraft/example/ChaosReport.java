@@ -308,6 +308,7 @@ final class ChaosReport {
         o.add("linkFault", linkJson());
         o.addProperty("electionTimeoutMs", settings.electionTimeoutMs());
         o.addProperty("concurrency", settings.concurrency());
+        o.addProperty("settleMs", settings.settleMs());
         o.addProperty("roundsRequested", settings.rounds());
         o.add("seconds", num(m.seconds()));
         JsonObject nodes = new JsonObject();

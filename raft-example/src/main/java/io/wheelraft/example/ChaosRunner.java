@@ -65,9 +65,18 @@ final class ChaosRunner {
     /**
      * @param witness run two data nodes and a witness (n3) instead of three data nodes
      * @param links   the fault on every link between servers for the whole run ({@link LinkFault#NONE} for clean links)
+     * @param settleMs steady load, every node caught up, before each round's fault
      */
     record Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs,
-                    boolean witness, LinkFault links) {
+                    boolean witness, LinkFault links, int settleMs) {
+        /** {@code chaos --settle-ms}'s default. */
+        static final int DEFAULT_SETTLE_MS = 3000;
+
+        Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs,
+                 boolean witness, LinkFault links) {
+            this(rounds, electionTimeoutMs, mode, outDir, concurrency, durationSecs, snapshotIntervalSecs, witness, links, DEFAULT_SETTLE_MS);
+        }
+
         Settings(int rounds, int electionTimeoutMs, Mode mode, Path outDir, int concurrency, int durationSecs, int snapshotIntervalSecs) {
             this(rounds, electionTimeoutMs, mode, outDir, concurrency, durationSecs, snapshotIntervalSecs, false);
         }
@@ -101,7 +110,8 @@ final class ChaosRunner {
      * One round's measurements, in milliseconds (NaN when the mode does not define it). Nodes are
      * named n1..n3 (see the report's legend for their addresses).
      *
-     * @param electionMs         fault → a surviving node leads in a newer term
+     * @param electionMs         fault → a surviving node leads in a newer term: the moment it won, as its status reports it
+     *                           ({@link #tookOfficeMs}); the runner's own polling would add the latency of its status calls
      * @param firstAckMs         fault → the first increment acknowledged by a node other than the victim
      * @param catchUpMs          restart (resume, heal) → the victim applied everything committed when it came back
      *                           (corrupt-follower: restart → repaired, i.e. role follower again with everything committed applied;
@@ -352,6 +362,10 @@ final class ChaosRunner {
             cluster.awaitCaughtUp(e, leader.commit(), 30_000);
         }
         awaitNewAck(load, 30_000);
+        // Then steady load for the settle time, so the fault hits a cluster that has been serving,
+        // not one whose node restarted in the last round came back a moment ago (its JVM still
+        // compiling). The experiment's spacing of faults, not a wait for a condition.
+        TimeUnit.MILLISECONDS.sleep(settings.settleMs());
         List<String> all = cluster.endpoints();
         return switch (settings.mode()) {
             case KILL_LEADER -> killOne(number, cluster, load, leader, leader.endpoint());
@@ -383,6 +397,7 @@ final class ChaosRunner {
         boolean leaderDies = victim.equals(leader.endpoint());
         List<String> survivors = cluster.endpoints().stream().filter(e -> !e.equals(victim)).toList();
         long t0 = System.nanoTime();
+        long faultMicros = epochMicros(Instant.now());
         LoadGenerator.AckWatch watch = load.watchFirstAck(t0, leaderDies ? victim : null);
         cluster.server(victim).kill();
         recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "kill " + name(victim) + (leaderDies ? " (leader)" : " (follower)"));
@@ -390,7 +405,10 @@ final class ChaosRunner {
         double electionMs = Double.NaN;
         if (leaderDies) {
             newLeader = cluster.awaitLeader(survivors, leader.term(), 30_000);
-            electionMs = millisSince(t0);
+            double seenMs = millisSince(t0);
+            electionMs = tookOfficeMs(faultMicros, newLeader, seenMs);
+            LOG.info("round {}: {} won term {} {} ms after the kill by its own clock; the runner's poll saw it after {} ms", number,
+                    newLeader.endpoint(), newLeader.term(), String.format(Locale.ROOT, "%.1f", electionMs), String.format(Locale.ROOT, "%.1f", seenMs));
         } else {
             newLeader = leader;
         }
@@ -410,13 +428,14 @@ final class ChaosRunner {
         List<String> survivors = cluster.endpoints().stream().filter(e -> !e.equals(victim)).toList();
         ServerProcess server = cluster.server(victim);
         long t0 = System.nanoTime();
+        long faultMicros = epochMicros(Instant.now());
         LoadGenerator.AckWatch watch = load.watchFirstAck(t0, victim);
         // Anything the victim acknowledges after its lease (at most one election timeout) ran out is a violation.
         load.countAcksFrom(victim, t0 + TimeUnit.MILLISECONDS.toNanos(et));
         server.pause();
         recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "pause " + name(victim) + " (leader)");
         LocalCluster.NodeView newLeader = cluster.awaitLeader(survivors, leader.term(), 30_000);
-        double electionMs = millisSince(t0);
+        double electionMs = tookOfficeMs(faultMicros, newLeader, millisSince(t0));
         long ack = watch.firstAckNanos.get(30, TimeUnit.SECONDS);
         double firstAckMs = (ack - t0) / 1e6;
         // The pause lasts three election timeouts: the fault itself, not a wait for a condition.
@@ -463,7 +482,7 @@ final class ChaosRunner {
         load.countAcksInvokedAfter(victim, t0 + TimeUnit.MICROSECONDS.toNanos(900L * et));
         recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "isolate " + name(victim) + " (leader)");
         LocalCluster.NodeView newLeader = cluster.awaitLeader(survivors, leader.term(), 30_000);
-        double electionMs = millisSince(t0);
+        double electionMs = tookOfficeMs(epochMicros(cutAt), newLeader, millisSince(t0));
         long ack = watch.firstAckNanos.get(30, TimeUnit.SECONDS);
         double firstAckMs = (ack - t0) / 1e6;
         // The partition lasts three election timeouts: the fault itself, not a wait for a condition.
@@ -500,6 +519,7 @@ final class ChaosRunner {
 
     private Round restartAll(int number, LocalCluster cluster, LoadGenerator load, LocalCluster.NodeView leader) throws Exception {
         long t0 = System.nanoTime();
+        long faultMicros = epochMicros(Instant.now());
         for (ServerProcess s : cluster.servers()) {
             s.kill();
         }
@@ -511,7 +531,7 @@ final class ChaosRunner {
         cluster.startAll();
         recorder.eventAt(restarted, ChaosRecorder.EventKind.RECOVERY, "restart all");
         LocalCluster.NodeView newLeader = cluster.awaitLeader(cluster.endpoints(), leader.term(), 60_000);
-        double electionMs = millisSince(t0);
+        double electionMs = tookOfficeMs(faultMicros, newLeader, millisSince(t0));
         long ack = watch.firstAckNanos.get(60, TimeUnit.SECONDS);
         double firstAckMs = (ack - t0) / 1e6;
         double servingMs = Double.NaN;
@@ -561,6 +581,26 @@ final class ChaosRunner {
     private static void awaitNewAck(LoadGenerator load, long timeoutMs) throws TimeoutException, InterruptedException {
         long before = load.acked();
         LocalCluster.await("an acknowledged increment", timeoutMs, () -> load.acked() > before);
+    }
+
+    /**
+     * Fault → the new leader won, from the leader's own record of the moment ({@code status}'s
+     * {@code role_since_unix_micros}; the servers run on this machine, so on this clock). The
+     * runner learns of the win by polling every survivor's status, which adds that call's latency
+     * (10-30 ms on a loaded machine); {@code seenMs}, the poll's figure, is used only when the
+     * server does not say, and it bounds the answer (a leader's clock cannot put its win after it
+     * was seen).
+     */
+    static double tookOfficeMs(long faultMicros, LocalCluster.NodeView newLeader, double seenMs) {
+        if (newLeader.roleSinceMicros() <= 0) {
+            return seenMs;
+        }
+        double recorded = (newLeader.roleSinceMicros() - faultMicros) / 1000.0;
+        return Math.max(0, Math.min(recorded, seenMs));
+    }
+
+    static long epochMicros(Instant t) {
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
     }
 
     private static double millisSince(long t0) {

@@ -23,7 +23,12 @@ import java.util.function.BooleanSupplier;
 final class LocalCluster implements AutoCloseable {
 
     /** What one node reported, or empty when it did not answer. */
-    record NodeView(String endpoint, String role, long term, String leader, long commit, long applied, long last) {
+    /** @param roleSinceMicros when the node took this role in this term, by its own wall clock (µs since the epoch); 0 if it does not say */
+    record NodeView(String endpoint, String role, long term, String leader, long commit, long applied, long last, long roleSinceMicros) {
+        NodeView(String endpoint, String role, long term, String leader, long commit, long applied, long last) {
+            this(endpoint, role, term, leader, commit, applied, last, 0);
+        }
+
         boolean leads() {
             return role.equals("leader");
         }
@@ -153,7 +158,7 @@ final class LocalCluster implements AutoCloseable {
         try {
             NodeStatusResponse r = channels.status(endpoint, timeoutMs);
             return Optional.of(new NodeView(endpoint, r.getRole(), r.getTerm(), r.getLeader(), r.getCommitIndex(), r.getAppliedIndex(),
-                    r.getLastLogIndex()));
+                    r.getLastLogIndex(), r.getRoleSinceUnixMicros()));
         } catch (RuntimeException e) {
             return Optional.empty();
         }

@@ -144,6 +144,7 @@ final class StorageFaultRounds {
         String oldLeader = leader.endpoint();
         String successor = cluster.endpoints().stream().filter(e -> !e.equals(fullNode) && !e.equals(oldLeader)).findFirst().orElseThrow();
         long t0 = System.nanoTime();
+        long faultMicros = ChaosRunner.epochMicros(java.time.Instant.now());
         LoadGenerator.AckWatch watch = load.watchFirstAck(t0, null);
         recorder.eventAt(t0, ChaosRecorder.EventKind.FAULT, "term change: leadership " + names.apply(oldLeader) + " -> " + names.apply(successor));
         String transfer = admin("transfer-leader", successor);
@@ -153,7 +154,7 @@ final class StorageFaultRounds {
         LocalCluster.NodeView newLeader = null;
         try {
             newLeader = cluster.awaitLeader(List.of(successor), leader.term(), 10_000);
-            electionMs = (System.nanoTime() - t0) / 1e6;
+            electionMs = ChaosRunner.tookOfficeMs(faultMicros, newLeader, (System.nanoTime() - t0) / 1e6);
         } catch (TimeoutException e) {
             LOG.info("round {}: {} did not take over within 10 s of the transfer: {}", number, names.apply(successor), transfer);
         }

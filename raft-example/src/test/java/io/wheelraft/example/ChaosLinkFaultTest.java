@@ -57,6 +57,7 @@ class ChaosLinkFaultTest {
         assertRefused(run("chaos", "--link-delay", "10", "--link-jitter", "20", "--out", dir.toString()),
                 "--link-jitter must be 0 to --link-delay (10 ms), was 20");
         assertRefused(run("chaos", "--link-jitter", "5", "--out", dir.toString()), "--link-jitter");
+        assertRefused(run("chaos", "--settle-ms", "-1", "--out", dir.toString()), "--settle-ms must be 0 to 600000 ms, was -1");
     }
 
     @Test
