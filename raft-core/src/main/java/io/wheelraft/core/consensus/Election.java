@@ -575,7 +575,7 @@ final class Election {
             becomeCandidate(nowMs, false);
             return;
         }
-        PeerId asker = implied.take(core.term() + 1, nowMs, config.electionTimeoutMs() / 2);
+        PeerId asker = implied.take(core.term() + 1, core.lastLeaderContactMs(), nowMs, config.electionTimeoutMs() / 2);
         if (asker != null && m.isVoter(asker)) {
             tally.record(asker, true, true);
             if (tally.outcome(m) == VoteTally.Outcome.WON) {
@@ -718,7 +718,7 @@ final class Election {
         }
         boolean behindNeedsUs = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
                 && candidateCannotWinWithoutUs();
-        if (!grant && !logOk && req.getTerm() == core.term() + 1 && core.role() == Role.FOLLOWER) {
+        if (!grant && !logOk && req.getTerm() == core.term() + 1 && core.role() == Role.FOLLOWER && req.getLeaderProcessGone()) {
             implied.keep(candidate, req.getTerm(), nowMs); // see ImpliedPreVote: our own round may count it
         }
         if (behindNeedsUs && lost && !preVoting() && !deferring(nowMs) && !WitnessRules.neverLeads(config, core.membership())) {

@@ -16,8 +16,11 @@ import io.wheelraft.core.PeerId;
  *
  * <p>Safety does not rest on pre-votes: a real vote is still granted only by a voter whose own
  * hold after the old leader's last heartbeat has passed (the lease), and we become candidate only
- * once ours has. A stale belief costs at most a failed real round, so the kept request is used
- * only for the next term and within half an election timeout.
+ * once ours has. A wrong belief costs a failed real round and the retry pause after it (100-400
+ * ms at T = 1000, measured), so only a request that is sure to be current counts: one that says
+ * the asker found the leader's process gone (its own wait for a flapping connection is over, so
+ * it answers a real vote now), for the next term, that arrived after we last heard a leader (not
+ * one left over from an earlier failover) and at most half an election timeout ago.
  */
 final class ImpliedPreVote {
 
@@ -34,10 +37,11 @@ final class ImpliedPreVote {
 
     /**
      * The asker whose request counts as its pre-vote for our round for {@code term}, or null; used
-     * once. Only a request for that same term, no older than {@code maxAgeMs}, counts.
+     * once. Only a request for that same term, that came after {@code lastLeaderContactMs} and is
+     * no older than {@code maxAgeMs}, counts.
      */
-    PeerId take(long term, long nowMs, long maxAgeMs) {
-        PeerId asker = this.term == term && nowMs - atMs <= maxAgeMs ? from : null;
+    PeerId take(long term, long lastLeaderContactMs, long nowMs, long maxAgeMs) {
+        PeerId asker = this.term == term && atMs >= lastLeaderContactMs && nowMs - atMs <= maxAgeMs ? from : null;
         from = null;
         this.term = -1;
         return asker;

@@ -487,7 +487,7 @@ class RaftCoreElectionTest {
         CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
         ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
         ahead.core.onConnectionLost(N1.endpoint(), 110);
-        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        RequestVoteRequest behind = behindFoundLeaderGone();
         var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
         assertFalse(ahead.core.handleRequestVote(behind, 112, answer::complete).getGranted(), "a candidate missing entry 2 must not win");
         assertTrue(ahead.fx.sends().isEmpty(), "campaigned before its hold ended");
@@ -504,7 +504,7 @@ class RaftCoreElectionTest {
     void aVoterAheadThatSeesTheBreakJustAfterRefusingACandidateBehindCampaignsWhenItsHoldEnds() {
         CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
         ahead.core.handleAppendEntries(heartbeat(N1, 1, 2), 100);
-        RequestVoteRequest behind = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        RequestVoteRequest behind = behindFoundLeaderGone();
         var answer = new java.util.concurrent.CompletableFuture<RequestVoteResponse>();
         // the break reaches this voter 80 ms after the last heartbeat, so its own turn (a slot later) comes after its hold
         assertFalse(ahead.core.handleRequestVote(behind, 180, answer::complete).getGranted(), "a candidate missing entry 2 must not win");
@@ -757,7 +757,7 @@ class RaftCoreElectionTest {
         ahead.core.onConnectionLost(N1.endpoint(), 150);
         int before = ahead.fx.sends().size();
 
-        RequestVoteResponse r = ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS);
+        RequestVoteResponse r = ahead.core.handleRequestVote(behindFoundLeaderGone(), 150 + GRACE_MS);
         assertFalse(r.getGranted(), "a candidate missing entry 2 must not win");
         List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
         assertEquals(2, sent.size(), "the voter ahead campaigns itself: " + sent);
@@ -766,7 +766,7 @@ class RaftCoreElectionTest {
         assertEquals(2, sent.get(0).vote().getTerm());
 
         // A second refusal while that round is open does not start another one.
-        ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS + 1);
+        ahead.core.handleRequestVote(behindFoundLeaderGone(), 150 + GRACE_MS + 1);
         assertEquals(before + 2, ahead.fx.sends().size());
 
         // n2, whose own hold passed too, grants the real vote: the voter ahead leads.
@@ -787,7 +787,7 @@ class RaftCoreElectionTest {
         ahead.core.onConnectionLost(N1.endpoint(), 150);
         ahead.fx.drain();
         int before = ahead.fx.sends().size();
-        assertFalse(ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 150 + GRACE_MS).getGranted());
+        assertFalse(ahead.core.handleRequestVote(behindFoundLeaderGone(), 150 + GRACE_MS).getGranted());
         assertEquals(before, ahead.fx.sends().size(), "with five, n2 may win without us: the voter ahead keeps its turn");
         ahead.core.election().startPreVote(150 + GRACE_MS + 1); // its turn comes
         List<RecordingEffects.Send> sent = List.copyOf(ahead.fx.sends().subList(before, ahead.fx.sends().size()));
@@ -804,8 +804,8 @@ class RaftCoreElectionTest {
     void aStaleRefusedRequestFromBehindIsNotCountedAsAPreVote() {
         CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
         ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
-        // asked while the leader was still heard: refused, no campaign, but kept
-        assertFalse(ahead.core.handleRequestVote(voteRequest(N2, 2, 1, 1, true), 200).getGranted());
+        // asked (after our last contact with the leader): refused, no campaign, but kept
+        assertFalse(ahead.core.handleRequestVote(behindFoundLeaderGone(), 200).getGranted());
         ahead.fx.drain();
         int before = ahead.fx.sends().size();
         long late = 200 + ELECTION_TIMEOUT_MS / 2 + 1;
@@ -813,6 +813,46 @@ class RaftCoreElectionTest {
         List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
         assertEquals(2, sent.size(), "the election timeout starts a pre-vote: " + sent);
         assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "a request older than half a timeout counted: " + sent);
+    }
+
+    /**
+     * A request left over from before the leader last spoke is not counted: the asker's belief was
+     * about an earlier failure (chaos runs: a restarted node's pre-vote, then a kill within T/2,
+     * cost a refused real round and a 350 ms retry).
+     */
+    @Test
+    void aRequestFromBehindThatCameBeforeTheLeaderLastSpokeIsNotCounted() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        assertFalse(ahead.core.handleRequestVote(behindFoundLeaderGone(), 150).getGranted());
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 200);
+        ahead.core.onConnectionLost(N1.endpoint(), 250);
+        ahead.fx.drain();
+        int before = ahead.fx.sends().size();
+        ahead.core.election().startPreVote(250 + GRACE_MS);
+        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
+        assertEquals(2, sent.size(), sent.toString());
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "a request from before the last heartbeat counted: " + sent);
+    }
+
+    /** Only a request that says the asker found the leader's process gone counts: its own wait for a flap is over. */
+    @Test
+    void aRequestFromBehindWithoutTheLeaderFoundGoneIsNotCounted() {
+        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        ahead.fx.drain();
+        int before = ahead.fx.sends().size();
+        RequestVoteRequest brokeOnly = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
+        assertFalse(ahead.core.handleRequestVote(brokeOnly, 150 + GRACE_MS).getGranted());
+        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
+        assertEquals(2, sent.size(), "the voter ahead campaigns: " + sent);
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "with a pre-vote round of its own: " + sent);
+    }
+
+    /** n2's pre-vote for term 2 (log 1/1, behind a voter holding entry 2): it saw the leader's connection break and its process gone. */
+    private static RequestVoteRequest behindFoundLeaderGone() {
+        return voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).setLeaderProcessGone(true).build();
     }
 
     private static void assertCampaignsInTerm2CountingTheRefusedRequest(CoreNode ahead) {
