@@ -790,9 +790,7 @@ class RaftCoreElectionTest {
         assertFalse(ahead.core.handleRequestVote(behindFoundLeaderGone(), 150 + GRACE_MS).getGranted());
         assertEquals(before, ahead.fx.sends().size(), "with five, n2 may win without us: the voter ahead keeps its turn");
         ahead.core.election().startPreVote(150 + GRACE_MS + 1); // its turn comes
-        List<RecordingEffects.Send> sent = List.copyOf(ahead.fx.sends().subList(before, ahead.fx.sends().size()));
-        assertEquals(4, sent.size(), "two of five is no quorum: it asks everyone: " + sent);
-        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "two of five is no quorum: " + sent);
+        List<RecordingEffects.Send> sent = assertPreVotesSentSince(ahead, before, 4, "two of five is no quorum: it asks everyone");
         RequestVoteRequest pre = sent.get(0).vote();
         RequestVoteResponse yes = RequestVoteResponse.newBuilder().setTerm(1).setGranted(true).setPreVote(true).build();
         ahead.core.handleRequestVoteResponse(peer(4), pre, yes, 150 + GRACE_MS + 3);
@@ -810,9 +808,7 @@ class RaftCoreElectionTest {
         int before = ahead.fx.sends().size();
         long late = 200 + ELECTION_TIMEOUT_MS / 2 + 1;
         ahead.core.onElectionTimeout(Math.max(late, 100 + ELECTION_TIMEOUT_MS));
-        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
-        assertEquals(2, sent.size(), "the election timeout starts a pre-vote: " + sent);
-        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "a request older than half a timeout counted: " + sent);
+        assertPreVotesSentSince(ahead, before, 2, "the election timeout starts a pre-vote; a request older than half a timeout must not count");
     }
 
     /**
@@ -830,9 +826,7 @@ class RaftCoreElectionTest {
         ahead.fx.drain();
         int before = ahead.fx.sends().size();
         ahead.core.election().startPreVote(250 + GRACE_MS);
-        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
-        assertEquals(2, sent.size(), sent.toString());
-        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "a request from before the last heartbeat counted: " + sent);
+        assertPreVotesSentSince(ahead, before, 2, "a request from before the last heartbeat counted");
     }
 
     /** Only a request that says the asker found the leader's process gone counts: its own wait for a flap is over. */
@@ -845,9 +839,15 @@ class RaftCoreElectionTest {
         int before = ahead.fx.sends().size();
         RequestVoteRequest brokeOnly = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
         assertFalse(ahead.core.handleRequestVote(brokeOnly, 150 + GRACE_MS).getGranted());
-        List<RecordingEffects.Send> sent = ahead.fx.sends().subList(before, ahead.fx.sends().size());
-        assertEquals(2, sent.size(), "the voter ahead campaigns: " + sent);
-        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), "with a pre-vote round of its own: " + sent);
+        assertPreVotesSentSince(ahead, before, 2, "the voter ahead campaigns, with a pre-vote round of its own");
+    }
+
+    /** What {@code node} sent since its {@code before}-th send: {@code count} pre-vote requests and nothing else. */
+    private static List<RecordingEffects.Send> assertPreVotesSentSince(CoreNode node, int before, int count, String why) {
+        List<RecordingEffects.Send> sent = List.copyOf(node.fx.sends().subList(before, node.fx.sends().size()));
+        assertEquals(count, sent.size(), why + ": " + sent);
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), why + ": " + sent);
+        return sent;
     }
 
     /** n2's pre-vote for term 2 (log 1/1, behind a voter holding entry 2): it saw the leader's connection break and its process gone. */

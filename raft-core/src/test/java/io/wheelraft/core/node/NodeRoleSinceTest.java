@@ -5,13 +5,9 @@ import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.NodeStatus;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
-import io.wheelraft.core.StateMachineAdapter;
 import io.wheelraft.core.sim.SimFaults;
 import io.wheelraft.core.sim.SimNetwork;
 import io.wheelraft.core.sim.SimRuntime;
-import io.wheelraft.core.storage.memory.MemoryLogStorage;
-import io.wheelraft.core.storage.memory.MemoryMetaStorage;
-import io.wheelraft.core.storage.memory.MemorySnapshotStorage;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -32,15 +28,7 @@ class NodeRoleSinceTest {
     private final SimNetwork network = new SimNetwork(runtime, new Random(5), new SimFaults());
 
     private NodeOptions options() {
-        return new NodeOptions().initialConfiguration(new Configuration(List.of(N1))).stateMachine(new StateMachineAdapter() {
-                    @Override
-                    public void onApply(io.wheelraft.core.Iterator it) {
-                        while (it.hasNext()) {
-                            it.next();
-                        }
-                    }
-                }).logStorage(new MemoryLogStorage()).metaStorage(new MemoryMetaStorage())
-                .snapshotStorage(new MemorySnapshotStorage()).timer(runtime.timer()).snapshotIntervalSecs(0).quiesceAfterMs(0);
+        return InMemoryNodeOptions.of(new Configuration(List.of(N1)), runtime).quiesceAfterMs(0);
     }
 
     @Test
