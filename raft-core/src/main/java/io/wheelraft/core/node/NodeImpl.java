@@ -38,6 +38,7 @@ import io.wheelraft.proto.TimeoutNowResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -202,7 +203,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     private NodeImpl failStart(String name, Status error) {
         LOG.error("{} cannot start: {}", name, error);
         halted = true;
-        mirror.roleSince = java.time.Instant.now();
+        mirror.roleSince = Instant.now();
         mirror.role = Role.ERROR;
         mirror.configuration = options.initialConfiguration();
         try {
@@ -522,7 +523,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
     private void stop(Status reason, boolean failed) {
         halted = true;
-        mirror.roleSince = java.time.Instant.now();
+        mirror.roleSince = Instant.now();
         mirror.role = failed ? Role.ERROR : Role.SHUTDOWN;
         if (!failed) {
             metrics.close();

@@ -10,6 +10,7 @@ import io.wheelraft.timer.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.function.LongConsumer;
 
@@ -32,15 +33,21 @@ final class NodeSink implements ReadyCarrier.Sink {
     }
 
     private final Parts p;
+    /** The term of the role the mirror's {@code roleSince} dates. */
+    private long roleSinceTerm;
 
     NodeSink(Parts parts) {
         this.p = parts;
+        this.roleSinceTerm = parts.mirror().term;
     }
 
     @Override
     public void persistHardState(long term, PeerId votedFor) {
         long start = System.nanoTime();
         p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
+        if (term != roleSinceTerm) {
+            dateRole(term); // a follower moving to a newer term gets no role change from the core (same role, no leader)
+        }
         p.mirror().term = term;
         if (LOG.isDebugEnabled()) {
             LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
@@ -103,12 +110,18 @@ final class NodeSink implements ReadyCarrier.Sink {
         }
     }
 
+    /** The node holds its role in {@code term} from now on (a new role, or the same role in a newer term). */
+    private void dateRole(long term) {
+        roleSinceTerm = term;
+        p.mirror().roleSince = Instant.now();
+    }
+
     private void roleChanged(Role newRole, long newTerm, PeerId newLeader) {
         NodeMirror mirror = p.mirror();
         Role old = mirror.role;
         p.metrics().roleChanged(newRole, newLeader != null && !newLeader.equals(mirror.leader), p.clock().nanoTime());
-        if (old != newRole || mirror.term != newTerm) {
-            mirror.roleSince = java.time.Instant.now(); // before the role is published, so no reader sees the new role with the old time
+        if (old != newRole || roleSinceTerm != newTerm) {
+            dateRole(newTerm); // before the role is published, so no reader sees the new role with the old time
         }
         mirror.role = newRole;
         mirror.term = newTerm;

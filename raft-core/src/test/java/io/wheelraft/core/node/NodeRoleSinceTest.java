@@ -52,4 +52,33 @@ class NodeRoleSinceTest {
         }
         assertEquals(asLeader.roleSince(), node.status().roleSince(), "leading on in the same term keeps the moment of the win");
     }
+
+    /** A follower that moves to a newer term (it votes in it) holds its role in that term from then: the moment moves too. */
+    @Test
+    void aFollowerMovingToANewerTermMovesRoleSince() {
+        PeerId n2 = new PeerId("n2", 1002);
+        PeerId n3 = new PeerId("n3", 1003);
+        NodeImpl node = new NodeImpl("g", N1, InMemoryNodeOptions.of(new Configuration(List.of(N1, n2, n3)), runtime)
+                .quiesceAfterMs(0).fastFirstElection(false), network.transport(N1.endpoint()), runtime).start();
+        long until = runtime.clock().millis() + 3_000; // past the election timeout (1000 ms): n1 would back a candidate
+        while (runtime.clock().millis() < until) {
+            runtime.step();
+        }
+        NodeStatus before = node.status();
+        assertEquals(Role.FOLLOWER, before.role(), "n2 and n3 are down: n1 cannot win, and pre-votes bump no term");
+        Instant beforeVote = Instant.now();
+        while (!beforeVote.isAfter(before.roleSince())) {
+            beforeVote = Instant.now(); // the move must be told apart from the earlier moment
+        }
+        var vote = node.handleRequestVote(io.wheelraft.proto.RequestVoteRequest.newBuilder().setGroupId("g").setServerId(n2.toString())
+                .setPeerId(N1.toString()).setTerm(before.term() + 5).build());
+        for (int t = 0; t < 100 && !vote.isDone(); t++) {
+            runtime.step();
+        }
+        NodeStatus after = node.status();
+        assertEquals(Role.FOLLOWER, after.role());
+        assertEquals(before.term() + 5, after.term(), "the vote request's term");
+        assertFalse(after.roleSince().isBefore(beforeVote), "a follower of term " + after.term() + " since " + after.roleSince()
+                + ", before it left term " + before.term());
+    }
 }
