@@ -22,13 +22,12 @@ import java.util.function.BooleanSupplier;
  */
 final class LocalCluster implements AutoCloseable {
 
-    /** What one node reported, or empty when it did not answer. */
-    /** @param roleSinceMicros when the node took this role in this term, by its own wall clock (µs since the epoch); 0 if it does not say */
+    /**
+     * What one node reported.
+     *
+     * @param roleSinceMicros when the node took this role in this term, by its own wall clock (µs since the epoch); 0 if it does not say
+     */
     record NodeView(String endpoint, String role, long term, String leader, long commit, long applied, long last, long roleSinceMicros) {
-        NodeView(String endpoint, String role, long term, String leader, long commit, long applied, long last) {
-            this(endpoint, role, term, leader, commit, applied, last, 0);
-        }
-
         boolean leads() {
             return role.equals("leader");
         }

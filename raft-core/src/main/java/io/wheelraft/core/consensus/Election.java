@@ -716,9 +716,9 @@ final class Election {
             return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
                     .setReason("not a member of the configuration committed at index " + removedAt).build();
         }
-        boolean behindNeedsUs = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER
-                && candidateCannotWinWithoutUs();
-        if (!grant && !logOk && req.getTerm() == core.term() + 1 && core.role() == Role.FOLLOWER && req.getLeaderProcessGone()) {
+        boolean refusedAsBehind = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER;
+        boolean behindNeedsUs = refusedAsBehind && candidateCannotWinWithoutUs();
+        if (refusedAsBehind && req.getTerm() == core.term() + 1 && req.getLeaderProcessGone()) {
             implied.keep(candidate, req.getTerm(), nowMs); // see ImpliedPreVote: our own round may count it
         }
         if (behindNeedsUs && lost && !preVoting() && !deferring(nowMs) && !WitnessRules.neverLeads(config, core.membership())) {

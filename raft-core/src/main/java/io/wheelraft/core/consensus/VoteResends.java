@@ -54,8 +54,4 @@ final class VoteResends {
     void clear() {
         pending.clear();
     }
-
-    boolean isEmpty() {
-        return pending.isEmpty();
-    }
 }

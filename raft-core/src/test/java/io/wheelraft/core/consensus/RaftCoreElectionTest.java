@@ -782,10 +782,7 @@ class RaftCoreElectionTest {
      */
     @Test
     void aRefusedRequestFromBehindIsOnlyOnePreVoteInAGroupOfFive() {
-        CoreNode ahead = CoreNode.create(N3, peers(5), 1, new long[] {1, 1}, 0);
-        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
-        ahead.core.onConnectionLost(N1.endpoint(), 150);
-        ahead.fx.drain();
+        CoreNode ahead = aheadThatSawTheBreakAt150(5);
         int before = ahead.fx.sends().size();
         assertFalse(ahead.core.handleRequestVote(behindFoundLeaderGone(), 150 + GRACE_MS).getGranted());
         assertEquals(before, ahead.fx.sends().size(), "with five, n2 may win without us: the voter ahead keeps its turn");
@@ -832,14 +829,20 @@ class RaftCoreElectionTest {
     /** Only a request that says the asker found the leader's process gone counts: its own wait for a flap is over. */
     @Test
     void aRequestFromBehindWithoutTheLeaderFoundGoneIsNotCounted() {
-        CoreNode ahead = CoreNode.create(N3, peers(3), 1, new long[] {1, 1}, 0);
-        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
-        ahead.core.onConnectionLost(N1.endpoint(), 150);
-        ahead.fx.drain();
+        CoreNode ahead = aheadThatSawTheBreakAt150(3);
         int before = ahead.fx.sends().size();
         RequestVoteRequest brokeOnly = voteRequest(N2, 2, 1, 1, true).toBuilder().setLeaderConnectionBroke(true).build();
         assertFalse(ahead.core.handleRequestVote(brokeOnly, 150 + GRACE_MS).getGranted());
         assertPreVotesSentSince(ahead, before, 2, "the voter ahead campaigns, with a pre-vote round of its own");
+    }
+
+    /** n3 of {@code members}, holding entries 1 and 2 of term 1, heard leader n1 at 100 and saw its connection break at 150. */
+    private static CoreNode aheadThatSawTheBreakAt150(int members) {
+        CoreNode ahead = CoreNode.create(N3, peers(members), 1, new long[] {1, 1}, 0);
+        ahead.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        ahead.core.onConnectionLost(N1.endpoint(), 150);
+        ahead.fx.drain();
+        return ahead;
     }
 
     /** What {@code node} sent since its {@code before}-th send: {@code count} pre-vote requests and nothing else. */
