@@ -70,11 +70,12 @@ public final class Configuration {
                 throw new IllegalArgumentException("priority " + priority + " of " + peer + " must be 0 (never leads) or more");
             }
         });
-        // Most configurations have no learners, witnesses or priorities: those share one empty
-        // instance (a process hosting thousands of groups keeps a few configurations per group).
-        this.peers = Collections.unmodifiableSortedSet(p);
-        this.learners = l.isEmpty() ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(l);
-        this.witnesses = w.isEmpty() ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(w);
+        // Equal member sets are shared across configurations, and most configurations have no
+        // learners, witnesses or priorities (a process hosting thousands of groups keeps a few
+        // configurations per group, mostly of the same peers).
+        this.peers = SharedPeerSets.of(p);
+        this.learners = SharedPeerSets.of(l);
+        this.witnesses = SharedPeerSets.of(w);
         this.priorities = pr.isEmpty() ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(pr);
     }
 

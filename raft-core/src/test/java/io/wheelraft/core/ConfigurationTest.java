@@ -10,6 +10,8 @@ import java.util.OptionalInt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,5 +70,17 @@ class ConfigurationTest {
         assertTrue(m.old().isWitness(W));
         assertTrue(m.isWitness(W));
         assertEquals(OptionalInt.empty(), m.old().priority(B), "priorities are the target's");
+    }
+
+    @Test
+    void configurationsOfTheSameMembersShareOneMemberSet() {
+        Configuration a = Configuration.parse("h1:1,h2:2,h3:3");
+        Configuration b = new Configuration(List.of(PeerId.parse("h3:3"), PeerId.parse("h1:1"), PeerId.parse("h2:2")));
+        assertSame(a.peers(), b.peers(), "equal member sets are one instance");
+        assertEquals(a, b);
+        Configuration other = Configuration.parse("h1:1,h2:2,h4:4");
+        assertNotSame(a.peers(), other.peers());
+        assertEquals(List.of("h1:1", "h2:2", "h4:4"), other.peers().stream().map(PeerId::toString).toList());
+        assertThrows(UnsupportedOperationException.class, () -> a.peers().add(PeerId.parse("h9:9")), "a shared set cannot be changed");
     }
 }

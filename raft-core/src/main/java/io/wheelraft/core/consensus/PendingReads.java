@@ -72,7 +72,7 @@ final class PendingReads {
     private record Batch(List<ReadHandle> handles, long readIndex, long round) {
     }
 
-    private final ArrayDeque<Batch> confirming = new ArrayDeque<>();
+    private final ArrayDeque<Batch> confirming = new ArrayDeque<>(1); // grows on demand; idle groups keep two slots, not seventeen
     private final List<Waiting> awaitingTermCommit = new ArrayList<>();
 
     /** Reads held until the term's first commit, with whether they may be confirmed by the lease. */

@@ -143,12 +143,17 @@ final class Quiescence {
             return false;
         }
         if (asking && everyReachableMemberQuiet()) {
-            quiet = true;
-            core.out().event(new Ready.QuietChanged(true));
+            goQuiet();
             return true;
         }
         asking = true;
         return false;
+    }
+
+    private void goQuiet() {
+        quiet = true;
+        core.log().releaseRecentEntries();
+        core.out().event(new Ready.QuietChanged(true));
     }
 
     /** Nothing in flight, every reachable member holds the whole log (see the class comment). */
@@ -188,8 +193,7 @@ final class Quiescence {
             return r;
         }
         if (!quiet) {
-            quiet = true;
-            core.out().event(new Ready.QuietChanged(true));
+            goQuiet();
         }
         return new RaftCore.AppendResult(r.response().toBuilder().setQuiet(true).build(), r.requiredPersistedIndex());
     }

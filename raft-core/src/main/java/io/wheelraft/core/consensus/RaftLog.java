@@ -93,6 +93,16 @@ public final class RaftLog {
         return target + 1;
     }
 
+    /** The group went quiet: the recent-entries ring is not needed until it wakes (see {@link RecentEntries#release}). */
+    void releaseRecentEntries() {
+        recent.release();
+    }
+
+    /** Whether the recent-entries ring is allocated (see {@link RecentEntries#holdsRing}). */
+    public boolean holdsRecentEntries() {
+        return recent.holdsRing();
+    }
+
     /**
      * Installs a snapshot from the leader ending at {@code (index, term)}. If this log holds that
      * entry on disk, the entries after it are kept (Raft §7) and only the prefix goes; otherwise

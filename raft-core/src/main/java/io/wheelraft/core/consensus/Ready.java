@@ -128,9 +128,12 @@ public final class Ready {
 
     private HardState hardState;
     private Boolean repairing;
-    private final List<Event> events = new ArrayList<>();
-    private final List<LogWrite> logWrites = new ArrayList<>();
-    private final List<Message> messages = new ArrayList<>();
+    // Replaced rather than emptied by clear() once used: an empty ArrayList allocates its array on
+    // the first add, so a group that has gone idle keeps no arrays (a process hosting many groups
+    // has one Ready per group), and a busy group pays one small allocation per batch.
+    private List<Event> events = new ArrayList<>();
+    private List<LogWrite> logWrites = new ArrayList<>();
+    private List<Message> messages = new ArrayList<>();
     private boolean electionRetry;
     private long wakeAtMs = -1;
     private long durableIndex;
@@ -224,12 +227,16 @@ public final class Ready {
     public void clear() {
         hardState = null;
         repairing = null;
-        events.clear();
-        logWrites.clear();
-        messages.clear();
+        events = emptied(events);
+        logWrites = emptied(logWrites);
+        messages = emptied(messages);
         electionRetry = false;
         durableReported = false;
         wakeAtMs = -1;
+    }
+
+    private static <T> List<T> emptied(List<T> list) {
+        return list.isEmpty() ? list : new ArrayList<>();
     }
 
     // ---------------------------------------------------------------- filled by the core

@@ -92,6 +92,22 @@ public final class RecentEntries {
         }
     }
 
+    /**
+     * Lets go of the ring while nothing needs it (the group went quiet: every member holds and has
+     * applied the whole log, so nothing reads recent entries until the group wakes). The entries
+     * held stay valid for any reader that already has the ring; the next {@link #put} allocates a
+     * new one. Saves the ring's slots and the entries they keep alive for every quiet replica, the
+     * largest share of an idle group's memory in a process hosting many.
+     */
+    public void release() {
+        slots = null;
+    }
+
+    /** Whether the ring is allocated: after the first {@link #put} of a kept entry, until {@link #release}. */
+    public boolean holdsRing() {
+        return slots != null;
+    }
+
     /** Forgets everything (the log was reset under a snapshot). */
     public void clear() {
         AtomicReferenceArray<LogEntry> s = slots;

@@ -17,7 +17,7 @@ final class ClosureQueue {
     private record Entry(long index, Closure done) {
     }
 
-    private final ArrayDeque<Entry> queue = new ArrayDeque<>();
+    private final ArrayDeque<Entry> queue = new ArrayDeque<>(1); // grows on demand; idle groups keep two slots, not seventeen
 
     synchronized void append(long index, Closure done) {
         if (done != null) {

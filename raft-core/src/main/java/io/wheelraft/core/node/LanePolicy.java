@@ -43,15 +43,15 @@ final class LanePolicy {
     }
 
     SerialLane diskLane() {
-        return new SerialLane(name + "-disk", runtime.diskPool());
+        return new SerialLane(name, "-disk", runtime.diskPool(), t -> false);
     }
 
     SerialLane snapshotLane() {
-        return new SerialLane(name + "-snapshot", runtime.diskPool());
+        return new SerialLane(name, "-snapshot", runtime.diskPool(), t -> false);
     }
 
     SerialLane applyLane() {
-        return new SerialLane(name + "-apply", runtime.applyPool());
+        return new SerialLane(name, "-apply", runtime.applyPool(), t -> false);
     }
 
     /**

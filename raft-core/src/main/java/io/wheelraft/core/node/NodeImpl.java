@@ -716,6 +716,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return mirror.quiet;
     }
 
+    /** Whether the ring of recent entries is allocated (released while quiet); on the Raft lane, for tests. */
+    boolean holdsRecentEntries() {
+        return core.log().holdsRecentEntries();
+    }
+
     // ------------------------------------------------------------------ carrying out decisions
 
     private long rpcTimeoutMs() {

@@ -16,7 +16,7 @@ final class PendingResponses {
     private record Pending(long requiredIndex, AppendEntriesResponse response, CompletableFuture<AppendEntriesResponse> future) {
     }
 
-    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>(1); // grows on demand; idle groups keep two slots, not seventeen
 
     /** Answers now if the log is durable far enough, else parks the answer. */
     void respond(long requiredIndex, long persistedIndex, AppendEntriesResponse response, CompletableFuture<AppendEntriesResponse> future) {

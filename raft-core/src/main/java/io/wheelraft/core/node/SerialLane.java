@@ -6,7 +6,8 @@ import org.slf4j.LoggerFactory;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Runs tasks one at a time, in submission order, on a shared executor: the single owner of a
@@ -19,10 +20,27 @@ public final class SerialLane implements Executor {
     /** Tasks run per turn before yielding the pool thread, so one busy lane cannot starve others. */
     private static final int BATCH = 256;
 
-    private final String name;
+    private static final VarHandle SCHEDULED;
+
+    static {
+        try {
+            SCHEDULED = MethodHandles.lookup().findVarHandle(SerialLane.class, "scheduled", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The lane's name is {@code owner + suffix}, joined only when a log line needs it: a node's
+     * lanes share its name, and a process hosting many groups keeps four lanes per group.
+     */
+    private final String owner;
+    private final String suffix;
     private final Executor pool;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Whether a drain is queued or running (a field and not an AtomicBoolean: one object less per lane). */
+    @SuppressWarnings("unused") // accessed through SCHEDULED
+    private volatile boolean scheduled;
     /** Gets a task's failure first; true means it was handled and is not logged. */
     private final java.util.function.Predicate<Throwable> failureHandler;
 
@@ -36,7 +54,13 @@ public final class SerialLane implements Executor {
      *                       lane logs it
      */
     public SerialLane(String name, Executor pool, java.util.function.Predicate<Throwable> failureHandler) {
-        this.name = name;
+        this(name, "", pool, failureHandler);
+    }
+
+    /** A lane named {@code owner + suffix} (e.g. a node's name and {@code "-disk"}). */
+    SerialLane(String owner, String suffix, Executor pool, java.util.function.Predicate<Throwable> failureHandler) {
+        this.owner = owner;
+        this.suffix = suffix;
         this.pool = pool;
         this.failureHandler = failureHandler;
     }
@@ -44,7 +68,7 @@ public final class SerialLane implements Executor {
     @Override
     public void execute(Runnable task) {
         tasks.add(task);
-        if (scheduled.compareAndSet(false, true)) {
+        if (SCHEDULED.compareAndSet(this, false, true)) {
             pool.execute(this::drain);
         }
     }
@@ -59,7 +83,7 @@ public final class SerialLane implements Executor {
      */
     public void executeHere(Runnable task) {
         tasks.add(task);
-        if (scheduled.compareAndSet(false, true)) {
+        if (SCHEDULED.compareAndSet(this, false, true)) {
             drain();
         }
     }
@@ -74,13 +98,13 @@ public final class SerialLane implements Executor {
                 r.run();
             } catch (Throwable t) {
                 if (!handled(t)) {
-                    LOG.error("task on lane {} failed", name, t);
+                    LOG.error("task on lane {} failed", name(), t);
                 }
             }
         }
-        scheduled.set(false);
+        scheduled = false;
         // Re-check: a task added between the last poll and the flag reset must not be stranded.
-        if (!tasks.isEmpty() && scheduled.compareAndSet(false, true)) {
+        if (!tasks.isEmpty() && SCHEDULED.compareAndSet(this, false, true)) {
             pool.execute(this::drain);
         }
     }
@@ -89,13 +113,17 @@ public final class SerialLane implements Executor {
         try {
             return failureHandler.test(t);
         } catch (RuntimeException e) {
-            LOG.error("failure handler of lane {} threw", name, e);
+            LOG.error("failure handler of lane {} threw", name(), e);
             return false;
         }
     }
 
+    private String name() {
+        return suffix.isEmpty() ? owner : owner + suffix;
+    }
+
     @Override
     public String toString() {
-        return "SerialLane[" + name + "]";
+        return "SerialLane[" + name() + "]";
     }
 }

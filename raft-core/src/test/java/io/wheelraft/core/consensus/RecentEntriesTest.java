@@ -6,6 +6,8 @@ import io.wheelraft.proto.LogEntry;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,5 +65,21 @@ class RecentEntriesTest {
         assertNull(r.get(8));
         r.clear();
         assertNull(r.get(1));
+    }
+
+    @Test
+    void releaseDropsTheRingUntilTheNextPut() {
+        RecentEntries r = new RecentEntries(4, 100);
+        assertFalse(r.holdsRing(), "allocated on first use only");
+        r.put(entry(1, 1, 1));
+        assertTrue(r.holdsRing());
+        r.release();
+        assertFalse(r.holdsRing());
+        assertNull(r.get(1), "a released ring answers nothing: reads go to storage");
+        LogEntry two = entry(2, 1, 1);
+        r.put(two);
+        assertTrue(r.holdsRing());
+        assertSame(two, r.get(2));
+        assertNull(r.get(1), "the new ring does not bring back what the old one held");
     }
 }

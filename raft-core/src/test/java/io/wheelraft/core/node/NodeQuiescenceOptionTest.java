@@ -47,10 +47,14 @@ class NodeQuiescenceOptionTest {
         network.watchLiveness(20, 100);
         NodeImpl node = new NodeImpl("g", N1, options(), network.transport(N1.endpoint()), runtime).start();
         assertFalse(node.isQuiet(), "not quiet before it has led and settled");
+        boolean heldWhileLeading = false;
         for (int t = 0; t < 10_000 && !node.isQuiet(); t++) {
             runtime.step();
+            heldWhileLeading |= node.isLeader() && !node.isQuiet() && node.holdsRecentEntries();
         }
         assertTrue(node.isLeader(), "the single member leads");
         assertTrue(node.isQuiet(), "a single-member leader with nothing to do goes quiet");
+        assertTrue(heldWhileLeading, "the leader keeps its first entries in the recent-entries ring while awake");
+        assertFalse(node.holdsRecentEntries(), "a quiet group lets go of its recent-entries ring");
     }
 }
