@@ -2,7 +2,6 @@ package io.wheelraft.timer;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +31,8 @@ public abstract class RepeatedTimer {
 
     private final String name;
     private final Timer timer;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** A plain monitor: a process hosting many groups keeps several timers per group, and an idle one costs no lock object beyond this. */
+    private final Object lock = new Object();
     private final TimerTask fireTask = this::onTimeout;
 
     // Guarded by lock.
@@ -79,28 +79,21 @@ public abstract class RepeatedTimer {
 
     /** True if started and neither stopped nor destroyed. */
     public final boolean isRunning() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             return !stopped;
-        } finally {
-            lock.unlock();
         }
     }
 
     /** The configured period in milliseconds (before adjustment). */
     public final int timeoutMs() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             return timeoutMs;
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Arms the timer. No-op if already running or destroyed. */
     public final void start() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (destroyed || !stopped) {
                 return;
             }
@@ -109,60 +102,46 @@ public abstract class RepeatedTimer {
             if (timeout == null && !triggering) {
                 schedule();
             }
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Disarms the timer. A run already inside {@code onTrigger} finishes but is not followed by another. */
     public final void stop() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (stopped) {
                 return;
             }
             stopped = true;
             cancelArmed();
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Arms the timer with a fresh full period, whether or not it was running. No-op if destroyed. */
     public final void restart() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (destroyed) {
                 return;
             }
             stopped = false;
             schedule();
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Restarts the current period if running. */
     public final void reset() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             reset(timeoutMs);
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Sets the period to {@code timeoutMs} and, if running, re-arms with it. */
     public final void reset(int timeoutMs) {
         checkTimeout(timeoutMs);
-        lock.lock();
-        try {
+        synchronized (lock) {
             this.timeoutMs = timeoutMs;
             if (!stopped) {
                 schedule();
             }
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -172,8 +151,7 @@ public abstract class RepeatedTimer {
      * running on another thread, that thread runs it once more instead.
      */
     public final void runOnceNow() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (timeout == null || !timeout.cancel()) {
                 return;
             }
@@ -181,8 +159,6 @@ public abstract class RepeatedTimer {
             if (!claimTrigger()) {
                 return;
             }
-        } finally {
-            lock.unlock();
         }
         triggerAndRearm();
     }
@@ -190,8 +166,7 @@ public abstract class RepeatedTimer {
     /** Stops for good; {@link #onDestroy()} follows once no run is in progress. Idempotent. */
     public final void destroy() {
         boolean notify;
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (destroyed) {
                 return;
             }
@@ -199,8 +174,6 @@ public abstract class RepeatedTimer {
             stopped = true;
             cancelArmed();
             notify = claimDestroyNotification();
-        } finally {
-            lock.unlock();
         }
         if (notify) {
             notifyDestroyed();
@@ -208,8 +181,7 @@ public abstract class RepeatedTimer {
     }
 
     private void onTimeout(Timeout fired) {
-        lock.lock();
-        try {
+        synchronized (lock) {
             // A timeout replaced by reset/restart/stop whose cancel lost the race: drop it.
             if (fired != timeout) {
                 return;
@@ -218,8 +190,6 @@ public abstract class RepeatedTimer {
             if (!claimTrigger()) {
                 return;
             }
-        } finally {
-            lock.unlock();
         }
         triggerAndRearm();
     }
@@ -243,8 +213,7 @@ public abstract class RepeatedTimer {
                 LOG.warn("RepeatedTimer {} onTrigger threw; it keeps repeating", name, t);
             }
             boolean notify = false;
-            lock.lock();
-            try {
+            synchronized (lock) {
                 again = rerun && !stopped;
                 rerun = false;
                 if (!again) {
@@ -259,8 +228,6 @@ public abstract class RepeatedTimer {
                     }
                     notify = claimDestroyNotification();
                 }
-            } finally {
-                lock.unlock();
             }
             if (notify) {
                 notifyDestroyed();
@@ -307,12 +274,9 @@ public abstract class RepeatedTimer {
 
     @Override
     public String toString() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             return "RepeatedTimer(" + name + ", timeoutMs=" + timeoutMs + ", "
                     + (destroyed ? "destroyed" : stopped ? "stopped" : "running") + ")";
-        } finally {
-            lock.unlock();
         }
     }
 }

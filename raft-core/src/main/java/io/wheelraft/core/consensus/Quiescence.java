@@ -51,10 +51,13 @@ final class Quiescence {
     private long settledSinceMs = Long.MAX_VALUE;
     /** The leader's heartbeats carry {@code quiesce}. */
     private boolean asking;
-    /** Members that answered a quiesce heartbeat of this leadership with {@code quiet}. */
-    private final Set<PeerId> quietMembers = new HashSet<>();
+    // Both sets are the shared empty set until something is added, and go back to it when emptied:
+    // a process hosting many groups keeps one Quiescence per group, almost all quiet with nothing
+    // lost.
+    /** Members that answered a quiesce heartbeat of this leadership with {@code quiet}; not needed once quiet. */
+    private Set<PeerId> quietMembers = Set.of();
     /** Remote endpoints the transport reported lost and not back yet. */
-    private final Set<String> lostEndpoints = new HashSet<>();
+    private Set<String> lostEndpoints = Set.of();
 
     Quiescence(RaftCore core) {
         this.core = core;
@@ -82,13 +85,18 @@ final class Quiescence {
 
     /** @return true if a member of the group is hosted at {@code endpoint} */
     boolean endpointLost(String endpoint) {
+        if (lostEndpoints.isEmpty()) {
+            lostEndpoints = new HashSet<>(4);
+        }
         lostEndpoints.add(endpoint);
         return hostsMember(endpoint);
     }
 
     /** @return true if a member of the group is hosted at {@code endpoint} */
     boolean endpointRestored(String endpoint) {
-        lostEndpoints.remove(endpoint);
+        if (!lostEndpoints.isEmpty() && lostEndpoints.remove(endpoint) && lostEndpoints.isEmpty()) {
+            lostEndpoints = Set.of();
+        }
         return hostsMember(endpoint);
     }
 
@@ -116,12 +124,15 @@ final class Quiescence {
     private void busy() {
         settledSinceMs = Long.MAX_VALUE;
         asking = false;
-        quietMembers.clear();
+        quietMembers = Set.of();
     }
 
     /** A member answered a quiesce heartbeat with {@code quiet}. */
     void quietAnswer(PeerId from) {
         if (asking) {
+            if (quietMembers.isEmpty()) {
+                quietMembers = new HashSet<>(4);
+            }
             quietMembers.add(from);
         }
     }
@@ -152,6 +163,7 @@ final class Quiescence {
 
     private void goQuiet() {
         quiet = true;
+        quietMembers = Set.of(); // counted only on the way to quiet; a wake starts counting afresh
         core.log().releaseRecentEntries();
         core.out().event(new Ready.QuietChanged(true));
     }
