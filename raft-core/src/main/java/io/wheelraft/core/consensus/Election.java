@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How a node of {@link RaftCore} gets a leader: noticing the leader is lost (silence or a broken
- * connection), pre-vote (thesis §9.6), candidacy and the vote round (§5.2), answering others'
- * requests (§5.4.1, §4.2.3 disruptive servers), split-vote yielding and retries. Term, vote and
- * role stay in the core, which this changes only through its transitions. Not thread-safe: owned
- * by the core, on the node's Raft lane.
+ * connection), pre-vote (thesis §9.6), candidacy and the vote round (§5.2), split-vote yielding
+ * and retries. Answering others' requests (§5.4.1, §4.2.3 disruptive servers) is
+ * {@link VoteAnswers}'s job. Term, vote and role stay in the core, which this changes only
+ * through its transitions. Not thread-safe: owned by the core, on the node's Raft lane.
  *
  * <p>Failover order: the leader tells each voter its turn (1, 2, ...: by election priority, then
  * log position, then id; see {@link ElectionPriority}; priority 0 never campaigns).
@@ -37,19 +37,17 @@ final class Election {
     private final RaftCore core;
     private final RaftConfig config;
     private final PeerId self;
-    /** When we last granted a real vote (pre-votes are held back briefly after it). */
-    private long lastVoteGrantMs = Long.MIN_VALUE / 2;
     /** When the transport said the leader's connection broke; -1 when it has not (since the last contact). */
     private long leaderConnectionLostMs = -1;
     private VoteTally tally;
     /** Stops a node removed from the group from campaigning (see RemovedMember). */
     private final RemovedMember removed;
+    /** Answers other nodes' (pre-)vote requests; reads from here when the leader counts as lost. */
+    private final VoteAnswers answers;
     /** Our failover turn as the leader last told it (0: none), and which leader and term told it. */
     private int turn;
     private PeerId turnLeader;
     private long turnTerm;
-    /** Pre-vote answers held while we confirm the leader is lost. */
-    private final HeldVotes held = new HeldVotes();
     /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
     private long campaignAtMs = Long.MAX_VALUE;
     /**
@@ -58,19 +56,11 @@ final class Election {
      */
     private long candidacyAtMs = Long.MAX_VALUE;
     /**
-     * When a candidate whose log is behind ours asked for our pre-vote because the leader's
-     * connection broke, before we saw the break ourselves: seeing it soon after, we campaign at
-     * the end of our hold rather than at our later turn (the candidate cannot win).
-     */
-    private long behindAskedBeforeBreakMs = Long.MIN_VALUE / 2;
-    /**
      * The rival candidate that yielded a split term to us ({@code voter_yields}), and that term:
      * our rounds for the next term name it, so voters that voted for it back us at once.
      */
     private PeerId yieldedBy;
     private long yieldedTerm = -1;
-    /** When we last granted or held another node's pre-vote: it is campaigning, so our own turn waits. */
-    private long lastPreVoteBackedMs = Long.MIN_VALUE / 2;
     /**
      * When we last received a heartbeat (or started): the leader's lease counts from heartbeats
      * it sent, so a voter that saw the break waits {@link RaftConfig#brokenLeaderHoldMs} from here.
@@ -105,14 +95,13 @@ final class Election {
     private volatile int failedRounds;
     /** Requests of the running round to ask again of voters that did not host the group yet. */
     private final VoteResends resends = new VoteResends();
-    /** A pre-vote request refused for its shorter log, counted as the asker's pre-vote in our next round. */
-    private final ImpliedPreVote implied = new ImpliedPreVote();
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
         this.config = config;
         this.self = config.self();
         this.removed = new RemovedMember(self);
+        this.answers = new VoteAnswers(core, config, this);
         this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
         this.lastLeaseHeartbeatMs = lastHeartbeatMs;
     }
@@ -144,7 +133,7 @@ final class Election {
         leaderProcessGone = false;
         campaignAtMs = Long.MAX_VALUE;
         candidacyAtMs = Long.MAX_VALUE;
-        decideHeld(core.lastLeaderContactMs(), true);
+        answers.decideHeld(core.lastLeaderContactMs(), true);
     }
 
     /** A leader's message was accepted: also lifts the removed-member hold. */
@@ -297,12 +286,9 @@ final class Election {
         return known == 0 ? at : at + config.silentLeaderMarginMs() + (known - 1L) * config.failoverSlotMs();
     }
 
-    /**
-     * Another node is campaigning: we hold its pre-vote answer, or granted one lately (within two
-     * slots). Our own turn then waits for its outcome (an election retry checks again later).
-     */
+    /** Another node is campaigning, so our own turn waits (see {@link VoteAnswers#backsAnotherCandidate}). */
     boolean deferring(long nowMs) {
-        return !held.isEmpty() || nowMs - lastPreVoteBackedMs < 2 * config.failoverSlotMs();
+        return answers.backsAnotherCandidate(nowMs);
     }
 
     /**
@@ -312,7 +298,7 @@ final class Election {
      * {@link RaftConfig#leaseMs}): it counts from the sending of heartbeats a quorum acknowledged,
      * and such a quorum shares a voter with any election quorum.
      */
-    private boolean leaderLostForVoting(long nowMs) {
+    boolean leaderLostForVoting(long nowMs) {
         return nowMs >= lostForVotingAtMs();
     }
 
@@ -323,7 +309,7 @@ final class Election {
      * leader's process is known gone, only the first is left, and only for heartbeats that could
      * carry a lease.
      */
-    private long lostForVotingAtMs() {
+    long lostForVotingAtMs() {
         if (followedNoLeader) {
             return Long.MIN_VALUE / 2; // no lease rests on us, no leader of ours can be disrupted
         }
@@ -371,12 +357,12 @@ final class Election {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         leaderConnectionLostMs = nowMs;
-        if (nowMs - behindAskedBeforeBreakMs <= config.voteConfirmWindowMs()) {
+        if (answers.behindAskedJustBefore(nowMs)) {
             campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
         LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", core.label(), core.leader(),
                 nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
-        decideHeld(nowMs, false); // held pre-votes waited for this
+        answers.decideHeld(nowMs, false); // held pre-votes waited for this
         // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
         return !WitnessRules.neverLeads(config, core.membership());
     }
@@ -432,7 +418,7 @@ final class Election {
      * due, and start our ranked pre-vote if a silent leader's timeout and our turn passed.
      */
     void onWake(long nowMs) {
-        decideHeld(nowMs, false);
+        answers.decideHeld(nowMs, false);
         for (VoteResends.Resend r : resends.takeDue(nowMs)) {
             if (roundRunning(r.request())) {
                 core.out().send(new Ready.VoteRequest(r.to(), r.request()));
@@ -484,7 +470,7 @@ final class Election {
         if (core.quiet()) {
             return Long.MAX_VALUE; // nothing of an election is running, and a quiet follower's leader is vouched for by its transport
         }
-        long at = Math.min(Math.min(Math.min(held.earliestDeadlineMs(), campaignAtMs), candidacyAtMs), firstCampaignAtMs);
+        long at = Math.min(Math.min(Math.min(answers.earliestHeldDeadlineMs(), campaignAtMs), candidacyAtMs), firstCampaignAtMs);
         if (tally != null) {
             at = Math.min(at, resends.earliestMs());
         }
@@ -496,43 +482,13 @@ final class Election {
 
     /** No election business: no round, no held answer, no break seen, no campaign planned (a follower may go quiet). */
     boolean idle() {
-        return tally == null && held.isEmpty() && leaderConnectionLostMs < 0 && campaignAtMs == Long.MAX_VALUE
+        return tally == null && answers.holdsNone() && leaderConnectionLostMs < 0 && campaignAtMs == Long.MAX_VALUE
                 && candidacyAtMs == Long.MAX_VALUE && firstCampaignAtMs == Long.MAX_VALUE;
     }
 
     /** How many pre-vote answers are held (for tests). */
     int heldVotes() {
-        return held.size();
-    }
-
-    /**
-     * Decides held pre-vote answers: granted (or refused for another reason) once the leader is
-     * lost for voting; refused once their deadline passed, or at once if the leader spoke. A
-     * voter that saw the break itself but whose hold after the last contact has not passed yet
-     * keeps holding until then.
-     */
-    private void decideHeld(long nowMs, boolean leaderSpoke) {
-        if (held.isEmpty()) {
-            return;
-        }
-        for (HeldVotes.Held h : held.takeAll()) {
-            if (!leaderSpoke && !leaderLostForVoting(nowMs)) {
-                long lostAt = lostForVotingAtMs();
-                if (leaderConnectionLostMs >= 0 && lostAt > h.deadlineMs) {
-                    h.deadlineMs = lostAt; // saw the break; only the lease hold is left (at most half a grace)
-                }
-                if (nowMs < h.deadlineMs) {
-                    held.keep(h);
-                    continue;
-                }
-            }
-            RequestVoteResponse answer = preVote(h.request, PeerId.parse(h.request.getServerId()), nowMs, null);
-            LOG.debug("{} answers its held pre-vote for {}: {}", core.label(), h.request.getServerId(), answer.getGranted() ? "granted" : answer.getReason());
-            core.out().event(new Ready.VoteAnswered(h.replyTo, answer));
-            if (answer.getGranted()) {
-                lastPreVoteBackedMs = nowMs;
-            }
-        }
+        return answers.heldCount();
     }
 
     /** Is a pre-vote round of ours still waiting for answers? */
@@ -575,7 +531,7 @@ final class Election {
             becomeCandidate(nowMs, false);
             return;
         }
-        PeerId asker = implied.take(core.term() + 1, core.lastLeaderContactMs(), nowMs, config.electionTimeoutMs() / 2);
+        PeerId asker = answers.takeImpliedPreVote(core.term() + 1, core.lastLeaderContactMs(), nowMs, config.electionTimeoutMs() / 2);
         if (asker != null && m.isVoter(asker)) {
             tally.record(asker, true, true);
             if (tally.outcome(m) == VoteTally.Outcome.WON) {
@@ -629,214 +585,49 @@ final class Election {
         }
     }
 
-    /**
-     * Answers a RequestVote or pre-vote (§5.2, §5.4.1, thesis §9.6 and §4.2.3).
-     *
-     * @param replyTo where a held pre-vote answer goes later, through {@link Ready.VoteAnswered};
-     *                null: never hold, answer now
-     * @return the answer, or null if the pre-vote answer is held
-     */
+    /** Answers a RequestVote or pre-vote; null if a pre-vote answer is held (see {@link VoteAnswers#answer}). */
     RequestVoteResponse handleRequestVote(RequestVoteRequest req, long nowMs, VoteReply replyTo) {
-        PeerId candidate = PeerId.parse(req.getServerId());
-        if (ElectionPriority.configuredNeverLeads(core.membership(), candidate)) {
-            // Only liveness rides on this (refusing is always safe): the configuration says it never leads.
-            return voteResponse(req.getPreVote(), false, "the configuration gives " + candidate + " election priority 0 (or makes it a witness)");
-        }
-        if (core.repairing()) {
-            // It may have acknowledged entries its log lost: its vote could elect a leader lacking them.
-            return voteResponse(req.getPreVote(), false, "repairing after a storage fault; not voting until repaired");
-        }
-        String witness = WitnessRules.voteRefusal(candidate, core.membership());
-        if (witness != null) {
-            return voteResponse(req.getPreVote(), false, witness); // defence in depth: a witness never campaigns
-        }
-        if (req.getPreVote()) {
-            return preVote(req, candidate, nowMs, replyTo);
-        }
-        return vote(req, candidate, nowMs);
+        return answers.answer(req, nowMs, replyTo);
     }
 
-    /**
-     * A pre-vote: granted if the candidate's log is up to date and we lost the leader too. If the
-     * only reason to refuse is that we have not seen the leader lost yet, and we may within a
-     * short window (the candidate says the connection broke, or our own timeout is due), the
-     * answer is held ({@link #holdDeadlineMs}) when {@code replyTo} allows it.
-     */
-    private RequestVoteResponse preVote(RequestVoteRequest req, PeerId candidate, long nowMs, VoteReply replyTo) {
-        if (!leaderProcessGone && core.leader() != null && core.role() == Role.FOLLOWER && claimsOurLeaderGone(req)) {
-            // The candidate saw our leader's connection break and its address refuse a new one. Our
-            // own report of the break may still be on its way (a busy or freshly started process
-            // hears of it tens of ms later): take the candidate's word for both.
-            if (leaderConnectionLostMs < 0) {
-                leaderConnectionLostMs = nowMs;
-            }
-            leaderProcessGone = true;
-            LOG.debug("{} takes {}'s word that leader {}'s process is gone", core.label(), candidate, core.leader());
-        }
-        if (preVoting() && req.getTerm() == tally.term) {
-            // Two survivors pre-vote at once (their turns came from different heartbeat rounds, or
-            // no turn was known). Both would pass and split the vote: the weaker stands aside and
-            // backs the stronger (better log, then lower id), which refuses it in turn.
-            if (!VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
-                return voteResponse(true, false, "competing pre-vote of term " + tally.term + " with a log at least as good");
-            }
-            LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", core.label(), tally.term, candidate);
-            tally = null;
-            candidacyAtMs = Long.MAX_VALUE;
-            core.out().retryElection(); // checks again after that round, in case it fails
-        }
-        boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
-        // Right after granting a vote, give that candidate time to win and announce itself
-        // before backing anyone else (it would otherwise be deposed in the window between our
-        // grant and its first append). Once a leader spoke since, that election is over; so it is
-        // when the candidate we voted for yielded that term to this one (a split vote): without
-        // that, a rival that had already collected our votes could not be replaced for T/2.
-        boolean votedForTheRivalThatYielded = votedForTheRivalThatYielded(req);
-        boolean backable = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER
-                && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || core.lastLeaderContactMs() > lastVoteGrantMs
-                    || candidate.equals(core.votedFor()) || votedForTheRivalThatYielded);
-        boolean lost = leaderLostForVoting(nowMs) || votedForTheRivalThatYielded;
-        if (backable && !lost && replyTo != null) {
-            long deadline = holdDeadlineMs(req, nowMs);
-            if (deadline > nowMs) {
-                held.add(req, replyTo, deadline);
-                lastPreVoteBackedMs = nowMs;
-                LOG.debug("{} holds its pre-vote answer to {} until {} (leader {} not lost yet)", core.label(), candidate, deadline, core.leader());
-                return null;
-            }
-        }
-        boolean grant = backable && lost;
-        if (grant) {
-            lastPreVoteBackedMs = nowMs;
-        }
-        RequestVoteResponse answer = voteResponse(true, grant, grant ? "" : VoteTally.preVoteRefusal(req.getTerm(), core.term(), logOk,
-                lost, core.role() == Role.LEADER, core.leader()));
-        long removedAt = grant ? 0 : RemovedMember.removedAt(candidate, core.membership(), core.commitIndex());
-        if (removedAt > 0) {
-            return answer.toBuilder().setCandidateRemovedAtIndex(removedAt)
-                    .setReason("not a member of the configuration committed at index " + removedAt).build();
-        }
-        boolean refusedAsBehind = !grant && !logOk && req.getTerm() > core.term() && core.role() == Role.FOLLOWER;
-        boolean behindNeedsUs = refusedAsBehind && candidateCannotWinWithoutUs();
-        if (refusedAsBehind && req.getTerm() == core.term() + 1 && req.getLeaderProcessGone()) {
-            implied.keep(candidate, req.getTerm(), nowMs); // see ImpliedPreVote: our own round may count it
-        }
-        if (behindNeedsUs && lost && !preVoting() && !deferring(nowMs) && !WitnessRules.neverLeads(config, core.membership())) {
-            // A peer behind us wants to replace the lost leader; it cannot win, and we hold
-            // entries it lacks. Campaign now rather than at our own turn (unless we already back
-            // another survivor's pre-vote: two rounds at once could split the vote).
-            LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
-            startPreVote(nowMs);
-        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && leaderConnectionLostMs >= 0 && !lost) {
-            // The same, but our own hold after the break is not over yet: campaign when it is,
-            // rather than a slot later at our own turn.
-            campaignAtMs = lostForVotingAtMs();
-        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && leaderConnectionLostMs < 0) {
-            // The same, but the candidate's break report came before ours (see onConnectionLost).
-            behindAskedBeforeBreakMs = nowMs;
-        }
-        return answer;
+    /** Have we seen our leader's connection break (since the last contact)? */
+    boolean sawLeaderConnectionBreak() {
+        return leaderConnectionLostMs >= 0;
     }
 
-    /**
-     * A pre-vote of a candidate that was in our term (so followed the same leader), saw that
-     * leader's connection break, and found its process gone. Taking its word spares only the
-     * wait for a heartbeat that would prove a flap: liveness, since a wrong word (a firewall that
-     * answers with resets) costs an election, never safety, because the lease part of our hold is
-     * our own ({@link #lastLeaseHeartbeatMs}).
-     */
-    private boolean claimsOurLeaderGone(RequestVoteRequest req) {
-        return req.getPreVote() && req.getLeaderConnectionBroke() && req.getLeaderProcessGone() && req.getTerm() == core.term() + 1;
+    /** Do we know our leader's process is gone (after its connection broke)? */
+    boolean leaderProcessGone() {
+        return leaderProcessGone;
     }
 
-    /**
-     * A candidate whose log is behind ours cannot win without our vote: the voters other than us
-     * and our (lost) leader make no quorum, as in a group of three. Then we campaign at once
-     * rather than at our turn. In a larger group it may win with the others (whose logs are not
-     * ahead of its own): a round of ours next to it would split the vote, so we keep our turn.
-     */
-    private boolean candidateCannotWinWithoutUs() {
-        PeerId leader = core.leader();
-        return !core.membership().quorumStillPossible(p -> p.equals(self) || p.equals(leader));
+    /** A candidate's word that our leader's connection broke and its process is gone (see VoteAnswers#answer). */
+    void takeWordThatLeaderIsGone(long nowMs) {
+        if (leaderConnectionLostMs < 0) {
+            leaderConnectionLostMs = nowMs;
+        }
+        leaderProcessGone = true;
     }
 
-    /**
-     * Until when to hold a pre-vote answer we would give if we saw the leader lost, or a time not
-     * after {@code nowMs} if not worth holding: we saw the break and only the hold after the last
-     * contact is left (at most half a grace); the candidate saw the break and we have not (yet):
-     * a confirmation window; or our own election timeout passes within that window (a silent
-     * leader: the candidate's last contact was a little earlier than ours).
-     */
-    private long holdDeadlineMs(RequestVoteRequest req, long nowMs) {
-        if (leaderConnectionLostMs >= 0) {
-            return lostForVotingAtMs();
-        }
-        long window = config.voteConfirmWindowMs();
-        if (req.getLeaderConnectionBroke()) {
-            return nowMs + window;
-        }
-        long silentAt = core.lastLeaderContactMs() + config.electionTimeoutMs();
-        return silentAt - nowMs <= window ? silentAt : nowMs;
+    /** We granted a real vote: the broken-connection path about the old leader ends. */
+    void forgetLeaderConnectionBreak() {
+        leaderConnectionLostMs = -1;
+        leaderProcessGone = false;
     }
 
-    /**
-     * The request names the candidate we voted for in our current term as having yielded that
-     * term to this one (a split vote), and no leader of our term spoke to us. That election is
-     * over without a leader: our vote in it was given only once the old leader was lost for
-     * voting, and no leader of this term can rest a lease on us, so we need not wait out the old
-     * leader again (a granted vote ends the broken-connection path, see {@link #vote}).
-     */
-    private boolean votedForTheRivalThatYielded(RequestVoteRequest req) {
-        return !req.getYieldedBy().isEmpty() && req.getTerm() == core.term() + 1 && core.leader() == null
-                && core.votedFor() != null && core.votedFor().toString().equals(req.getYieldedBy());
+    /** A candidate behind us needs us: start our pre-vote when our own hold after the break ends. */
+    void campaignWhenOwnHoldEnds() {
+        campaignAtMs = lostForVotingAtMs();
     }
 
-    /** A real vote (§5.2, §5.4.1), behind the disruptive-server guard (§4.2.3). */
-    private RequestVoteResponse vote(RequestVoteRequest req, PeerId candidate, long nowMs) {
-        boolean logOk = core.log().isUpToDate(req.getLastLogIndex(), req.getLastLogTerm());
-        if (req.getTerm() < core.term()) {
-            return voteResponse(false, false, "stale term " + req.getTerm() + " < " + core.term());
-        }
-        // Disruptive-server guard: while we hear from a live leader, a vote request does not even
-        // bump our term, unless it comes from a leader transfer the leader itself started.
-        // A node that just started counts its start as contact: it may have acknowledged a
-        // heartbeat just before a restart, and the old leader's lease relies on that.
-        if (!req.getLeadershipTransfer() && req.getTerm() > core.term()
-                && (core.role() == Role.LEADER || !(leaderLostForVoting(nowMs) || votedForTheRivalThatYielded(req)))) {
-            return voteResponse(false, false, core.leader() == null ? "heard from a leader (or started) recently" : "a live leader " + core.leader() + " is known");
-        }
-        if (req.getTerm() > core.term()) {
-            core.becomeFollower(req.getTerm(), null, nowMs);
-        }
-        boolean canVote = core.votedFor() == null || core.votedFor().equals(candidate);
-        if (canVote && logOk && core.role() != Role.LEADER) {
-            if (core.votedFor() == null) {
-                core.recordVote(candidate); // durable before the grant leaves
-            }
-            // Unlike §5.2 we do not restart our own wait here: "last contact" means a real leader
-            // (or our start), and it is what refuses disruptive candidates, so a grant must not
-            // make us refuse the next candidate if this one fails. Pre-vote already keeps us from
-            // disrupting the candidate we voted for. The broken-connection shortcut does end: it
-            // was about the old leader, and would otherwise depose the new one.
-            leaderConnectionLostMs = -1;
-            leaderProcessGone = false;
-            lastVoteGrantMs = nowMs;
-            LOG.debug("{} grants its vote of term {} to {}", core.label(), core.term(), candidate);
-            return voteResponse(false, true, "");
-        }
-        if (!canVote && logOk && core.role() == Role.CANDIDATE && self.equals(core.votedFor())
-                && VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
-            // A split vote between us: rather than both waiting out the round (a hung voter only
-            // answers by timing out), the weaker candidate stands down now and backs the stronger.
-            LOG.info("{} yields term {} to {}", core.label(), core.term(), candidate);
-            core.becomeFollower(core.term(), null, nowMs);
-            return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
-        }
-        return voteResponse(false, false, canVote ? "candidate log is behind" : "already voted for " + core.votedFor());
+    /** The term of the round in progress (only while {@link #preVoting}). */
+    long roundTerm() {
+        return tally.term;
     }
 
-    private RequestVoteResponse voteResponse(boolean preVote, boolean granted, String reason) {
-        return RequestVoteResponse.newBuilder().setTerm(core.term()).setGranted(granted).setPreVote(preVote).setReason(reason).build();
+    /** A stronger candidate competes with our pre-vote: drop our round and back it. */
+    void standAside() {
+        tally = null;
+        candidacyAtMs = Long.MAX_VALUE;
     }
 
     /**
@@ -844,7 +635,7 @@ final class Election {
      * is lost it counts as a refusal; it never counts towards winning.
      */
     void handleRequestVoteFailure(PeerId to, RequestVoteRequest req, long nowMs) {
-        handleRequestVoteResponse(to, req, voteResponse(req.getPreVote(), false, "no answer"), false, nowMs);
+        handleRequestVoteResponse(to, req, answers.voteResponse(req.getPreVote(), false, "no answer"), false, nowMs);
     }
 
     /**

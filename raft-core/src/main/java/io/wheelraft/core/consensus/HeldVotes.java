@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * Pre-vote answers a voter holds back while it confirms that its leader is lost (its own report
  * of the broken connection, or its own election timeout, is due within a short window). Each
- * is decided later by the {@link Election}: granted once the voter sees the leader lost itself,
+ * is decided later by {@link VoteAnswers}: granted once the voter sees the leader lost itself,
  * refused when it hears from the leader or the deadline passes. Only data: the answer leaves
  * through the {@link Ready} batch. Not thread-safe: owned by the core, on the node's Raft lane.
  */

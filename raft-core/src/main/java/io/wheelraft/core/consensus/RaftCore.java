@@ -23,8 +23,9 @@ import java.util.Map;
  * The Raft algorithm as a pure state machine (etcd style): requests, answers and timer events
  * go in with the current time; decisions come out as data, in the {@link Ready} batch the shell
  * takes after each call (the core never calls out). It owns no thread, clock, socket or disk, so
- * every rule is a plain deterministic test. Elections are {@link Election}'s. Not thread-safe:
- * the node shell calls it from one lane.
+ * every rule is a plain deterministic test. Elections are {@link Election}'s, taking a leader's
+ * entries {@link FollowerReplication}'s, the membership changes it leads
+ * {@link LeaderMembershipChanges}'s. Not thread-safe: the node shell calls it from one lane.
  *
  * <p>Section references are to the Raft paper (§5) and Ongaro's thesis (§9.6 pre-vote, §4.2.3
  * disruptive servers, §6 check-quorum).
@@ -56,8 +57,10 @@ public final class RaftCore {
 
     private long lastLeaderContactMs;
     private final Election election;
+    private final FollowerReplication follower = new FollowerReplication(this);
     private Replication replication;
-    private MembershipChanger changer;
+    /** Membership changes this node leads: the running one and one held until its first commit. */
+    private final LeaderMembershipChanges changes = new LeaderMembershipChanges(this);
     /** Reads waiting for a quorum to confirm a heartbeat round (ReadIndex, thesis §6.4). */
     private final PendingReads reads;
     private final Quiescence quiescence = new Quiescence(this);
@@ -209,7 +212,7 @@ public final class RaftCore {
                 return;
             }
             replication.heartbeatAll(commitIndex, nowMs, quiescence.asking());
-            changer.advance(nowMs); // also enforces the catch-up deadline
+            changes.advance(nowMs); // also enforces the catch-up deadline
             transfer.handOverToPreferred(nowMs);
         }
         checkTransfer(nowMs);
@@ -366,7 +369,7 @@ public final class RaftCore {
 
     /** The leader has work of its own in progress: a transfer, a membership change, reads to confirm. */
     boolean leaderWorkPending() {
-        return transfer.active() || changer.inProgress() || changeAwaitingTermCommit != null
+        return transfer.active() || changes.changing()
                 || reads.isConfirming() || reads.hasAwaitingTermCommit();
     }
 
@@ -386,16 +389,7 @@ public final class RaftCore {
         }
         election.endRound();
         replication = null;
-        if (changer != null) {
-            MembershipChanger c = changer;
-            changer = null;
-            c.abandon();
-        }
-        if (changeAwaitingTermCommit != null) {
-            Closure h = changeAwaitingTermCommit.done();
-            changeAwaitingTermCommit = null;
-            out.event(new Ready.MembershipChangeDone(h, io.wheelraft.core.Status.notLeader(newLeader)));
-        }
+        changes.leadershipLost(newLeader);
         reads.failAll(out, newLeader);
         if (newLeader != null) {
             lastLeaderContactMs = nowMs;
@@ -418,14 +412,7 @@ public final class RaftCore {
      * term, vote, message or log write.
      */
     public void onStop(io.wheelraft.core.Status reason) {
-        if (changer != null) {
-            changer.abandon();
-        }
-        if (changeAwaitingTermCommit != null) {
-            Closure h = changeAwaitingTermCommit.done();
-            changeAwaitingTermCommit = null;
-            out.event(new Ready.MembershipChangeDone(h, reason));
-        }
+        changes.stop(reason);
         reads.failAll(out, null);
         transfer.cancel(reason);
     }
@@ -434,7 +421,7 @@ public final class RaftCore {
         election.endRound();
         setRole(Role.LEADER, self);
         replication = new Replication(config, log, out, term, memberships.current(), nowMs);
-        changer = new MembershipChanger(new ChangerView(this), 10L * config.electionTimeoutMs());
+        changes.leaderStarted();
         LOG.info("{} is leader of term {} (last log {})", label, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
         // holds no membership yet, record it, so that peers joining later learn it from the log.
@@ -445,9 +432,7 @@ public final class RaftCore {
             first.setType(EntryType.ENTRY_TYPE_NO_OP);
         }
         appendAsLeader(List.of(first.build()), nowMs);
-        if (memberships.current().isJoint()) {
-            changer.resumeJoint(memberships.current(), nowMs);
-        }
+        changes.resumeJointIfAny(nowMs);
     }
 
     void setRole(Role newRole, PeerId newLeader) {
@@ -463,80 +448,28 @@ public final class RaftCore {
         }
     }
 
-    // ---------------------------------------------------------------- replication: follower side
+    // ---------------------------------------------------------------- replication: follower side (see FollowerReplication)
 
     /** A follower's answer and the durable point it must wait for before it may be sent. */
     public record AppendResult(AppendEntriesResponse response, long requiredPersistedIndex) {
     }
 
-    /** The sender of a message: the known leader's id when it matches (no parsing per append), else parsed. */
-    private PeerId peerOf(String id) {
-        PeerId known = leader;
-        return known != null && known.toString().equals(id) ? known : PeerId.parse(id);
-    }
-
     /** Handles AppendEntries from a leader (§5.3). */
     public AppendResult handleAppendEntries(AppendEntriesRequest req, long nowMs) {
-        if (!req.getQuiesce()) {
-            quiescence.wake(true, nowMs);
-        }
-        AppendResult r = appendFromLeader(req, nowMs);
-        if (!repairing) {
-            return req.getQuiesce() ? quiescence.onQuiesceHeartbeat(req, r) : r;
-        }
-        if (req.getRepairComplete() && r.response().getSuccess() && req.getTerm() == term
-                && log.persistedIndex() >= req.getPrevLogIndex()) {
-            // The leader saw us reach its repair target, and our log matches its own through
-            // prevLogIndex, durably: it holds everything we may have acknowledged before the fault.
-            repairing = false;
-            out.repairing(false);
-            setRole(followerRole(), leader);
-            LOG.info("{} repaired: log holds everything through {}; voting again", label, req.getPrevLogIndex());
-            return r;
-        }
-        return new AppendResult(r.response().toBuilder().setRepairing(true).build(), r.requiredPersistedIndex());
+        return follower.handleAppendEntries(req, nowMs);
     }
 
-    private AppendResult appendFromLeader(AppendEntriesRequest req, long nowMs) {
-        if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
-            return reject(req, 0, 0);
-        }
-        election.turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), !req.getNoLease(), nowMs);
-
-        long prev = req.getPrevLogIndex();
-        if (prev < commitIndex) {
-            // Entries up to our commit index match the leader's (log matching of committed entries);
-            // skip what we hold and acknowledge at least the commit point.
-            return acceptFrom(req, commitIndex, nowMs);
-        }
-        if (prev > log.lastIndex()) {
-            return reject(req, 0, log.lastIndex() + 1);
-        }
-        if (!log.matchTerm(prev, req.getPrevLogTerm())) {
-            long conflictTerm = log.term(prev);
-            return reject(req, conflictTerm, log.firstIndexOfTerm(prev, conflictTerm));
-        }
-        return acceptFrom(req, prev, nowMs);
+    /** The leader says our log holds all we may have acknowledged before a storage fault: vote again. */
+    void repaired() {
+        repairing = false;
     }
 
-    /**
-     * The checks every message from a leader passes (§5.1): a stale term is refused; a newer term,
-     * or a leader we did not know, makes us its follower; it counts as contact with the leader.
-     */
-    private boolean acceptLeader(PeerId from, long reqTerm, String what, long nowMs) {
-        if (reqTerm < term) {
-            return false;
+    /** The leader's commit point, as far as our log matches its own, moved to {@code newCommit}. */
+    void commitFromLeader(long newCommit) {
+        if (newCommit > commitIndex) {
+            commitIndex = newCommit;
+            reportCommit();
         }
-        if (role == Role.LEADER && reqTerm == term) {
-            LOG.error("{} got {} from {} in its own term {}: election safety violated", label, what, from, term);
-            return false;
-        }
-        if (reqTerm > term || role != followerRole() || !from.equals(leader)) {
-            becomeFollower(reqTerm, from, nowMs);
-        }
-        lastLeaderContactMs = nowMs;
-        election.leaderContact();
-        return true;
     }
 
     // ---------------------------------------------------------------- snapshots (§7)
@@ -544,7 +477,7 @@ public final class RaftCore {
     /** An InstallSnapshot chunk from {@code from} in {@code reqTerm}: true if accepted (leader checks as for AppendEntries). */
     public boolean acceptSnapshotChunk(PeerId from, long reqTerm, long nowMs) {
         quiescence.wake(true, nowMs);
-        return acceptLeader(from, reqTerm, "InstallSnapshot", nowMs);
+        return follower.acceptLeader(from, reqTerm, "InstallSnapshot", nowMs);
     }
 
     /** Does this node already hold everything up to {@code index}, committed and on disk? */
@@ -596,9 +529,7 @@ public final class RaftCore {
         replication.onSnapshotDone(peer, snapshotIndex, ok, nowMs, commitIndex);
         if (ok) {
             maybeAdvanceCommit(nowMs);
-            if (role == Role.LEADER && changer.inProgress()) {
-                changer.advance(nowMs);
-            }
+            changes.advanceIfLeaderChanging(nowMs);
             maybeSendTimeoutNow();
         }
     }
@@ -610,47 +541,7 @@ public final class RaftCore {
         }
     }
 
-    private AppendResult acceptFrom(AppendEntriesRequest req, long matchedUpTo, long nowMs) {
-        List<LogEntry> entries = WitnessRules.toStore(config, req.getEntriesList());
-        long prev = req.getPrevLogIndex();
-        if (matchedUpTo > prev) {
-            int skip = (int) Math.min(entries.size(), matchedUpTo - prev);
-            entries = entries.subList(skip, entries.size());
-            prev = matchedUpTo;
-        }
-        if (!entries.isEmpty()) {
-            long lastBefore = log.lastIndex();
-            RaftLog.PersistRequest work = log.appendFromLeader(prev, entries);
-            if (work != null) {
-                long firstNew = work.entries().get(0).getIndex();
-                if (firstNew <= lastBefore) {
-                    out.event(new Ready.EntriesDiscarded(firstNew));
-                    memberships.truncateAfter(firstNew - 1);
-                }
-                out.logWrite(work.truncateAfter(), work.entries(), false);
-                trackConfigurations(work.entries(), nowMs);
-            }
-        }
-        long lastNew = prev + entries.size();
-        long newCommit = Math.min(req.getCommittedIndex(), lastNew);
-        if (newCommit > commitIndex) {
-            commitIndex = newCommit;
-            reportCommit();
-        }
-        AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
-                .setTerm(term).setSuccess(true).setLastLogIndex(lastNew).setSequence(req.getSequence()).setElectionPriority(config.electionPriority()).build();
-        return new AppendResult(resp, lastNew);
-    }
-
-    private AppendResult reject(AppendEntriesRequest req, long conflictTerm, long conflictIndex) {
-        AppendEntriesResponse resp = AppendEntriesResponse.newBuilder()
-                .setTerm(term).setSuccess(false).setLastLogIndex(log.lastIndex())
-                .setConflictTerm(conflictTerm).setConflictIndex(conflictIndex)
-                .setSequence(req.getSequence()).setElectionPriority(config.electionPriority()).build();
-        return new AppendResult(resp, 0);
-    }
-
-    private void trackConfigurations(List<LogEntry> entries, long nowMs) {
+    void trackConfigurations(List<LogEntry> entries, long nowMs) {
         boolean changed = false;
         for (LogEntry e : entries) {
             if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
@@ -720,9 +611,7 @@ public final class RaftCore {
         if (req.getHeartbeat()) {
             reads.confirm();
         }
-        if (role == Role.LEADER && changer.inProgress()) {
-            changer.advance(nowMs);
-        }
+        changes.advanceIfLeaderChanging(nowMs);
         maybeSendTimeoutNow();
     }
 
@@ -751,50 +640,22 @@ public final class RaftCore {
         if (quorumIndex > commitIndex && log.term(quorumIndex) == term) {
             commitIndex = quorumIndex;
             reportCommit();
-            if (changer != null && changer.inProgress()) {
-                changer.advance(nowMs);
-            }
-            if (role == Role.LEADER && changeAwaitingTermCommit != null) {
-                HeldChange held = changeAwaitingTermCommit;
-                changeAwaitingTermCommit = null;
-                changer.start(held.target(), held.done(), nowMs);
-            }
+            changes.onCommitAdvanced(nowMs);
             if (role == Role.LEADER) {
                 reads.onTermCommitted(nowMs);
             }
         }
     }
 
-    // ---------------------------------------------------------------- membership changes
+    // ---------------------------------------------------------------- membership changes (see LeaderMembershipChanges)
 
     /**
      * Changes the voting members and learners to {@code target} by joint consensus; the outcome
      * goes to {@code done} through {@link Ready.MembershipChangeDone}.
      */
     public void changeMembership(io.wheelraft.core.Configuration target, Closure done, long nowMs) {
-        if (role == Role.LEADER) {
-            quiescence.leaderBusy(nowMs);
-        }
-        if (role != Role.LEADER) {
-            out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.notLeader(leader)));
-        } else if (log.term(commitIndex) != term) {
-            // A new leader may not change membership before it commits in its own term (a change
-            // built on an uncommitted configuration could overlap another leader's). Hold it.
-            if (changeAwaitingTermCommit != null || changer.inProgress()) {
-                out.event(new Ready.MembershipChangeDone(done, io.wheelraft.core.Status.error(io.wheelraft.core.RaftError.CONFIGURATION_CHANGING,
-                        "a membership change is already in progress")));
-            } else {
-                changeAwaitingTermCommit = new HeldChange(target, done);
-            }
-        } else {
-            changer.start(target, done, nowMs);
-        }
+        changes.change(target, done, nowMs);
     }
-
-    private record HeldChange(io.wheelraft.core.Configuration target, Closure done) {
-    }
-
-    private HeldChange changeAwaitingTermCommit;
 
     // ---------------------------------------------------------------- leader transfer (thesis §3.10)
 
@@ -824,11 +685,12 @@ public final class RaftCore {
 
     /** A membership change is running or waits for this leader's first commit. */
     boolean membershipChanging() {
-        return changer.inProgress() || changeAwaitingTermCommit != null;
+        return changes.changing();
     }
 
     RaftConfig config() { return config; }
     Quiescence quiescence() { return quiescence; }
+    MembershipLog memberships() { return memberships; }
 
     // ---------------------------------------------------------------- for ChangerView
 

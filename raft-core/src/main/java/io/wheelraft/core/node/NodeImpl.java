@@ -41,21 +41,20 @@ import org.slf4j.LoggerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * The shell around {@link RaftCore}: one node of one group. It owns the node's timers, feeds
  * requests, answers, timer events and disk acknowledgements into the core on the node's Raft
  * lane, and after every such step carries out the {@link Ready} batch the core returns (persist,
- * send, apply) through a {@link ReadyCarrier}, whose one method holds the ordering rules. Which
- * threads run the node's lanes is {@link LanePolicy}'s decision. Public methods are thread-safe
- * and only post work to the lane.
+ * send, apply) through a {@link ReadyCarrier}, whose one method holds the ordering rules. What
+ * the network brings becomes core steps in {@link NetworkInbound}, timer firings in
+ * {@link TimerSteps}. Which threads run the node's lanes is {@link LanePolicy}'s decision.
+ * Public methods are thread-safe and only post work to the lane.
  */
 public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListener {
 
@@ -92,6 +91,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     /** Copies of lane-owned state, for status() and the timers (read from other threads). */
     private final NodeMirror mirror = new NodeMirror();
+    /** Turns peers' requests and answers and connection events into steps of the core. */
+    private final NetworkInbound inbound;
+    /** What the node's timers do when they fire. */
+    private final TimerSteps timerSteps;
     /** Set when the node stops (shutdown, crash, fatal error): lane tasks become no-ops. */
     private volatile boolean halted;
 
@@ -118,6 +121,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         this.lanes = new LanePolicy(groupId + "/" + self, runtime, options);
         this.lane = lanes.raftLane(this::onLaneFailure);
         this.random = new Random(options.randomSeed());
+        this.inbound = new NetworkInbound(this, options, lane, random, mirror);
+        this.timerSteps = new TimerSteps(this, options, random, mirror);
         this.proposals = new ProposalBuffer(options.applyQueueCapacity(), lane, lane::executeHere,
                 () -> mirror.commitIndex >= mirror.lastProposedIndex, transport::laterOnCallingThread, this::proposeBatch);
     }
@@ -160,7 +165,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         snapshotLane = lanes.snapshotLane();
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));
-        outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, new PeerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
+        outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, inbound.peerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
                 (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(),
                         transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), core.membership().isWitness(to), stillLeader, done),
                 leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm,
@@ -181,9 +186,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         mirror.commitIndex = snapIndex;
         mirror.configuration = memberships.current().current();
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
-                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, new TimerEvents());
+                options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, timerSteps.events());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, this::scheduleElectionRetry, this::scheduleWake)));
+                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake)));
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());
@@ -216,11 +221,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     /** The wheel this node schedules on: its runtime's, whose clock {@link #now()} reads. */
-    private io.wheelraft.timer.Timer timer() {
+    io.wheelraft.timer.Timer timer() {
         return runtime.timer();
     }
 
-    private long now() {
+    long now() {
         return runtime.clock().millis();
     }
 
@@ -229,7 +234,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     /** Runs {@code action} on the lane unless the node has stopped. */
-    private void onLane(Runnable action) {
+    void onLane(Runnable action) {
         lane.execute(() -> {
             if (!halted) {
                 action.run();
@@ -437,7 +442,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     /** Counts and times a snapshot that succeeds, then tells {@code done} (may be null). */
-    private Closure timedSnapshot(Closure done) {
+    Closure timedSnapshot(Closure done) {
         long start = nanos();
         return status -> {
             if (status.isOk()) {
@@ -546,7 +551,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      * fsync that failed is never retried (its data may be gone while a retry reports success).
      * A malformed request is refused and the node goes on; any other failure stops it too.
      */
-    private boolean onLaneFailure(Throwable t) {
+    boolean onLaneFailure(Throwable t) {
         if (t instanceof StorageException e) {
             enterError(Status.error(RaftError.STORAGE_ERROR, "storage failed: %s", e.getMessage()));
             return true;
@@ -579,72 +584,16 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         terminated.countDown();
     }
 
-    // ------------------------------------------------------------------ incoming requests
-
-    private <T> CompletableFuture<T> onLaneAnswer(Supplier<T> handler) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        lane.execute(() -> {
-            if (halted) {
-                f.completeExceptionally(notRunning());
-                return;
-            }
-            try {
-                T answer = handler.get(); // the step first: the batch (and its durable point) is taken after it
-                carrier.carryOutAnswering(core.ready(), answer, f);
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-                onLaneFailure(e);
-            }
-        });
-        return f;
-    }
+    // ------------------------------------------------------------------ incoming requests and connection events (see NetworkInbound)
 
     @Override
     public CompletableFuture<RequestVoteResponse> handleRequestVote(RequestVoteRequest request) {
-        CompletableFuture<RequestVoteResponse> f = new CompletableFuture<>();
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{}/{}: {} request of term {} from {} arrived", groupId, self, request.getPreVote() ? "pre-vote" : "vote",
-                    request.getTerm(), request.getServerId());
-        }
-        lane.execute(() -> {
-            if (halted) {
-                f.completeExceptionally(new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running"));
-                return;
-            }
-            try {
-                // A pre-vote answer may be held (null): it leaves later as a Ready.VoteAnswered.
-                RequestVoteResponse answer = core.handleRequestVote(request, now(), f::complete);
-                if (answer == null) {
-                    carryOut();
-                } else {
-                    carrier.carryOutAnswering(core.ready(), answer, f);
-                }
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-                onLaneFailure(e);
-            }
-        });
-        return f;
+        return inbound.handleRequestVote(request);
     }
 
     @Override
     public CompletableFuture<AppendEntriesResponse> handleAppendEntries(AppendEntriesRequest request) {
-        CompletableFuture<AppendEntriesResponse> f = new CompletableFuture<>();
-        lane.executeHere(() -> {
-            if (halted) {
-                f.completeExceptionally(notRunning());
-                return;
-            }
-            try {
-                RaftCore.AppendResult r = core.handleAppendEntries(request, now());
-                mirror.lastLeaderContactMs = core.lastLeaderContactMs();
-                carrier.carryOutAcknowledging(core.ready(), r, f);
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-                onLaneFailure(e);
-            }
-        });
-        return f;
+        return inbound.handleAppendEntries(request);
     }
 
     @Override
@@ -652,12 +601,12 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return intake.handle(request);
     }
 
-    private TransportException notRunning() {
+    TransportException notRunning() {
         return new TransportException(TransportException.Kind.NOT_FOUND, groupId + "/" + self + " is not running");
     }
 
     /** Runs {@code action} on the lane, or {@code ifHalted} there if the node has stopped. */
-    private void onLaneOr(Runnable action, Runnable ifHalted) {
+    void onLaneOr(Runnable action, Runnable ifHalted) {
         lane.execute(() -> {
             if (halted) {
                 ifHalted.run();
@@ -669,46 +618,32 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     @Override
     public CompletableFuture<TimeoutNowResponse> handleTimeoutNow(TimeoutNowRequest request) {
-        return onLaneAnswer(() -> core.handleTimeoutNow(request, now()));
+        return inbound.handleTimeoutNow(request);
     }
 
     @Override
     public CompletableFuture<ReadIndexResponse> handleReadIndex(ReadIndexRequest request) {
-        CompletableFuture<ReadIndexResponse> f = new CompletableFuture<>();
-        // The follower's caller chose how leadership is confirmed (a quorum round or the lease).
-        boolean lease = NodeReads.optionOf(request.getMode(), options.readOnlyOption()) == ReadOnlyOption.LEASE;
-        onLaneOr(() -> step(() -> core.readIndex(List.of(reads.remote(f)), lease, now())), () -> f.completeExceptionally(notRunning()));
-        return f;
+        return inbound.handleReadIndex(request);
     }
 
     @Override
     public void onConnectionLost(String endpoint) {
-        onLane(() -> {
-            boolean leaderLost = core.onConnectionLost(endpoint, now());
-            carryOut(); // a quiet node woke, held answers were decided
-            if (leaderLost) {
-                // The core spaces the followers' turns a slot apart; a little jitter on top, should two
-                // ever share a turn (a heartbeat with new turns was on its way when the leader failed).
-                long delay = core.campaignDelayAfterBreakMs() + random.nextInt((int) Math.max(1, core.campaignJitterBoundMs()));
-                LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
-                timer().newTimeout(t -> onLane(() -> step(() -> core.onConnectionLostGraceElapsed(now()))), delay, TimeUnit.MILLISECONDS);
-            }
-        });
+        inbound.onConnectionLost(endpoint);
     }
 
     @Override
     public void onPeerGone(String endpoint) {
-        onLane(() -> step(() -> core.onPeerGone(endpoint, now())));
+        inbound.onPeerGone(endpoint);
     }
 
     @Override
     public void onPeerSilent(String endpoint) {
-        onLane(() -> step(() -> core.onPeerSilent(endpoint, now())));
+        inbound.onPeerSilent(endpoint);
     }
 
     @Override
     public void onConnectionRestored(String endpoint) {
-        onLane(() -> step(() -> core.onConnectionRestored(endpoint, now())));
+        inbound.onConnectionRestored(endpoint);
     }
 
     @Override
@@ -719,6 +654,32 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** Whether the ring of recent entries is allocated (released while quiet); on the Raft lane, for tests. */
     boolean holdsRecentEntries() {
         return core.log().holdsRecentEntries();
+    }
+
+    // ------------------------------------------------------------------ for NetworkInbound and TimerSteps (Raft lane)
+
+    RaftCore core() {
+        return core;
+    }
+
+    ReadyCarrier carrier() {
+        return carrier;
+    }
+
+    NodeReads reads() {
+        return reads;
+    }
+
+    boolean halted() {
+        return halted;
+    }
+
+    NodeMetrics metrics() {
+        return metrics;
+    }
+
+    SnapshotExecutor snapshots() {
+        return snapshots;
     }
 
     // ------------------------------------------------------------------ carrying out decisions
@@ -736,67 +697,15 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         return Math.max(2L * options.heartbeatIntervalMs(), options.electionTimeoutMs() / 2);
     }
 
-    /** A (pre-)vote round was lost: try again after a short random pause, not a whole election timeout. */
-    private void scheduleElectionRetry() {
-        int hb = options.heartbeatIntervalMs();
-        int delay = NodeTimers.randomIn(random, hb, 4 * hb) * core.electionBackoff();
-        timer().newTimeout(t -> onLane(() -> step(() -> core.onElectionRetry(now()))), delay, TimeUnit.MILLISECONDS);
-    }
-
-    /** The core asked to be woken at {@code atMs} (a held vote answer, a failover turn): it is told which request fired. */
-    private void scheduleWake(long atMs) {
-        long delay = Math.max(0, atMs - now());
-        timer().newTimeout(t -> onLane(() -> step(() -> core.onWake(now(), atMs))), delay, TimeUnit.MILLISECONDS);
-    }
-
-    private void stepUnlessHalted(Runnable decision) {
-        if (!halted) {
-            step(decision);
-        }
-    }
-
     /** Runs {@code decision} on the core, then carries out what it decided. Raft lane only. */
-    private void step(Runnable decision) {
+    void step(Runnable decision) {
         decision.run();
         carryOut();
     }
 
     /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
-    private void carryOut() {
+    void carryOut() {
         carrier.carryOut(core.ready());
-    }
-
-    /** Answers from peers, brought back to the lane by the {@link Outbox}: each is one step of the core. */
-    private final class PeerAnswers implements Outbox.Answers {
-        @Override
-        public void vote(PeerId to, RequestVoteRequest request, RequestVoteResponse response, boolean notHosted) {
-            if (response != null) {
-                core.handleRequestVoteResponse(to, request, response, now());
-            } else if (notHosted) {
-                core.handleRequestVoteNotHosted(to, request, now());
-            } else {
-                core.handleRequestVoteFailure(to, request, now());
-            }
-            carryOut();
-        }
-
-        @Override
-        public void append(PeerId to, AppendEntriesRequest request, AppendEntriesResponse response) {
-            if (response != null) {
-                core.handleAppendEntriesResponse(to, request, response, now());
-            } else {
-                core.handleAppendEntriesFailure(to, request);
-            }
-            carryOut();
-        }
-
-        @Override
-        public void snapshotSent(PeerId peer, long leaderTerm, long snapshotIndex, boolean ok, long higherTerm) {
-            core.observeTerm(higherTerm, now());
-            core.onSnapshotSent(peer, leaderTerm, snapshotIndex, ok, now());
-            carryOut();
-            mirror.matchIndexes = core.followerMatchIndexes();
-        }
     }
 
     private final class DiskListener implements LogWriter.Listener {
@@ -817,42 +726,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         public void onWriteFailed(RuntimeException error) {
             // One line (enterError's): the storage's message names the file, operation and error.
             lane.execute(() -> enterError(Status.error(RaftError.STORAGE_ERROR, "log write failed: %s", error.getMessage())));
-        }
-    }
-
-    private final class TimerEvents implements NodeTimers.Events {
-        @Override
-        public void electionTimeout() {
-            stepUnlessHalted(() -> core.onElectionTimeout(now()));
-        }
-
-        @Override
-        public void voteTimeout() {
-            stepUnlessHalted(() -> core.onVoteTimeout(now()));
-        }
-
-        @Override
-        public void stepDownCheck() {
-            stepUnlessHalted(() -> core.onStepDownCheck(now()));
-        }
-
-        @Override
-        public void heartbeat() {
-            if (!halted) {
-                step(() -> core.onHeartbeatTimeout(now()));
-                // The operator's view of follower progress is refreshed once per heartbeat, not
-                // copied on every append answer (that is the replication hot path).
-                Map<PeerId, Long> matches = core.followerMatchIndexes();
-                mirror.matchIndexes = matches;
-                metrics.followersSeen(matches.keySet());
-            }
-        }
-
-        @Override
-        public void snapshotDue() {
-            if (!halted) {
-                snapshots.save(timedSnapshot(null));
-            }
         }
     }
 }
