@@ -135,7 +135,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      * @throws IllegalStateException if the log has a gap after the snapshot (entries are missing)
      */
     public NodeImpl start() {
-        metrics = new NodeMetrics(options.nodeMetrics() ? options.meterRegistry() : null, groupId, self, this::status);
+        metrics = NodeMetrics.of(options.nodeMetrics() ? options.meterRegistry() : null, groupId, self, this::status);
         var metaStorage = options.metaStorage();
         var logStorage = options.logStorage();
         String name = groupId + "/" + self;

@@ -54,8 +54,16 @@ final class NodeMetrics implements AutoCloseable {
     private final ArrayDeque<Mark> awaitingApply;
     private final Set<PeerId> followersWithGauge;
 
+    /** Records nothing; shared by every node without meters (a process may host many thousands). */
+    private static final NodeMetrics NONE = new NodeMetrics(null, null, null, null);
+
+    /** The node's meters, or the shared instance that records nothing when {@code registry} is null. */
+    static NodeMetrics of(MeterRegistry registry, String groupId, PeerId self, Supplier<NodeStatus> status) {
+        return registry == null ? NONE : new NodeMetrics(registry, groupId, self, status);
+    }
+
     /** @param registry null: no meters (see the class comment) */
-    NodeMetrics(MeterRegistry registry, String groupId, PeerId self, Supplier<NodeStatus> status) {
+    private NodeMetrics(MeterRegistry registry, String groupId, PeerId self, Supplier<NodeStatus> status) {
         this.registry = registry;
         this.status = status;
         if (registry == null) {
