@@ -20,7 +20,7 @@ class OpenFailureTest {
     void aBlockChecksumMismatchIsDamageNotADirectoryInUse() {
         RocksDBException e = new RocksDBException("block checksum mismatch: stored = 845 computed = 12 in /data/node2/log/000009.sst offset 0",
                 new Status(Status.Code.Corruption, Status.SubCode.None, "block checksum mismatch"));
-        RuntimeException failure = RocksDbStore.openFailure(DIR, e);
+        RuntimeException failure = RocksDbStoreOpener.openFailure(DIR, e);
         assertFalse(failure instanceof StorageException, failure.toString());
         assertTrue(failure.getMessage().contains("000009.sst"), failure.getMessage());
     }
@@ -29,7 +29,7 @@ class OpenFailureTest {
     void aHeldLockFileIsADirectoryInUse() {
         RocksDBException e = new RocksDBException("While lock file: /data/node2/log/LOCK: Resource temporarily unavailable",
                 new Status(Status.Code.IOError, Status.SubCode.None, "lock"));
-        RuntimeException failure = RocksDbStore.openFailure(DIR, e);
+        RuntimeException failure = RocksDbStoreOpener.openFailure(DIR, e);
         assertInstanceOf(StorageException.class, failure);
         assertTrue(failure.getMessage().contains("already in use"), failure.getMessage());
     }
@@ -38,7 +38,7 @@ class OpenFailureTest {
     void anotherIoErrorIsReportedAsItIs() {
         RocksDBException e = new RocksDBException("IO error: No space left on device",
                 new Status(Status.Code.IOError, Status.SubCode.NoSpace, "No space left on device"));
-        RuntimeException failure = RocksDbStore.openFailure(DIR, e);
+        RuntimeException failure = RocksDbStoreOpener.openFailure(DIR, e);
         assertInstanceOf(StorageException.class, failure);
         assertTrue(failure.getMessage().startsWith("cannot open RocksDB in"), failure.getMessage());
     }
