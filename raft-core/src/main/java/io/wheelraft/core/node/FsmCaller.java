@@ -7,6 +7,7 @@ import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.RecentEntries;
+import io.wheelraft.core.consensus.WeakInterner;
 import io.wheelraft.core.spi.LogStorage;
 import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.core.spi.SnapshotReader;
@@ -52,6 +53,12 @@ final class FsmCaller {
     private volatile long committedIndex;
     private volatile boolean stopped;
     /** The last configuration applied (joint ones included), or the snapshot's or bootstrap one. */
+    /**
+     * The groups of a process mostly apply the same configuration: they share one copy of it
+     * (kept for every replica for its snapshots) instead of each holding the entry it applied.
+     */
+    private static final WeakInterner<ConfigurationEntry> CONFIGURATIONS = new WeakInterner<>();
+
     private volatile ConfigurationEntry appliedConfiguration;
     /** While a snapshot from the leader waits to be loaded, the log below it is being replaced: apply nothing. */
     private volatile boolean snapshotPending;
@@ -59,7 +66,7 @@ final class FsmCaller {
     FsmCaller(StateMachine fsm, LogStorage storage, RecentEntries recent, ClosureQueue closures, SerialLane applyLane,
               boolean applyInline, long appliedIndex, ConfigurationEntry appliedConfiguration, LongConsumer appliedListener,
               Consumer<Status> errorListener) {
-        this.appliedConfiguration = appliedConfiguration;
+        this.appliedConfiguration = CONFIGURATIONS.intern(appliedConfiguration);
         this.fsm = fsm;
         this.storage = storage;
         this.recent = recent;
@@ -127,7 +134,7 @@ final class FsmCaller {
                 done.accept(error);
                 return;
             }
-            appliedConfiguration = reader.meta().getConfiguration();
+            appliedConfiguration = CONFIGURATIONS.intern(reader.meta().getConfiguration());
             appliedIndex = Math.max(appliedIndex, index);
             committedIndex = Math.max(committedIndex, index);
             snapshotPending = false;
@@ -246,7 +253,7 @@ final class FsmCaller {
                 data.clear();
                 dones.clear();
                 if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
-                    appliedConfiguration = e.getConfiguration();
+                    appliedConfiguration = CONFIGURATIONS.intern(e.getConfiguration());
                     Membership m = Membership.fromEntry(e.getConfiguration(), i);
                     if (!m.isJoint()) {
                         callSafely(() -> fsm.onConfigurationCommitted(m.current()));
