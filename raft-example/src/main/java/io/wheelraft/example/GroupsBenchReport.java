@@ -138,7 +138,7 @@ final class GroupsBenchReport {
     static String table(Setup setup, List<Long> baselineHeap, List<Row> rows) {
         StringBuilder b = new StringBuilder();
         b.append("Three `server --groups N` processes on one machine, each hosting one replica of every group (real gRPC and RocksDB, election timeout ")
-                .append(setup.electionTimeoutMs()).append(" ms, `-Xmx").append(setup.heap()).append(" -XX:+UseSerialGC`).\n\n")
+                .append(setup.electionTimeoutMs()).append(" ms, `-Xmx").append(setup.heap()).append(" -XX:+UseSerialGC -XX:MarkSweepDeadRatio=0`, so a full collection leaves no dead space).\n\n")
                 .append("Command: `java -jar raft-example/target/wheelraft-counter.jar ").append(setup.command()).append("`\n\n");
         idleTable(b, setup, baselineHeap, rows);
         if (rows.stream().anyMatch(r -> r.writes() != null)) {
