@@ -3,6 +3,7 @@ package io.wheelraft.rpc;
 import io.wheelraft.core.Node;
 import io.wheelraft.core.PeerId;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,11 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The nodes of this process that the admin service may operate on, by group id and peer id.
  * The embedding process registers each node it starts and unregisters it on shutdown.
- * Thread-safe.
+ *
+ * <p>Each group's nodes are an immutable map replaced on every change: a group almost always has
+ * one node in a process, and a process hosting many groups would otherwise keep a concurrent map
+ * (and its table) per group. Thread-safe: changes are atomic per group.
  */
 public final class NodeRegistry {
 
-    private final ConcurrentHashMap<String, ConcurrentHashMap<PeerId, Node>> groups = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Map<PeerId, Node>> groups = new ConcurrentHashMap<>();
 
     /** @throws IllegalStateException if another node is registered for the same group and peer */
     public void register(Node node) {
@@ -23,18 +27,33 @@ public final class NodeRegistry {
         if (group == null || group.isEmpty()) {
             throw new IllegalArgumentException("node " + node.nodeId() + " has an empty group id");
         }
-        Node previous = groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).putIfAbsent(node.nodeId(), node);
-        if (previous != null && previous != node) {
-            throw new IllegalStateException("a node is already registered for group '" + group + "' peer " + node.nodeId());
-        }
+        groups.compute(group, (g, peers) -> {
+            if (peers == null) {
+                return Map.of(node.nodeId(), node);
+            }
+            Node previous = peers.get(node.nodeId());
+            if (previous == node) {
+                return peers;
+            }
+            if (previous != null) {
+                throw new IllegalStateException("a node is already registered for group '" + group + "' peer " + node.nodeId());
+            }
+            Map<PeerId, Node> more = new HashMap<>(peers);
+            more.put(node.nodeId(), node);
+            return Map.copyOf(more);
+        });
     }
 
     public void unregister(Node node) {
-        Map<PeerId, Node> peers = groups.get(node.groupId());
-        if (peers != null && peers.remove(node.nodeId(), node)) {
-            // a group removed at run time leaves no empty entry behind
-            groups.computeIfPresent(node.groupId(), (g, p) -> p.isEmpty() ? null : p);
-        }
+        // a group removed at run time leaves no empty entry behind
+        groups.computeIfPresent(node.groupId(), (g, peers) -> {
+            if (peers.get(node.nodeId()) != node) {
+                return peers;
+            }
+            Map<PeerId, Node> fewer = new HashMap<>(peers);
+            fewer.remove(node.nodeId());
+            return fewer.isEmpty() ? null : Map.copyOf(fewer);
+        });
     }
 
     /** Every registered node, in no particular order (a copy: later registrations do not change it). */
