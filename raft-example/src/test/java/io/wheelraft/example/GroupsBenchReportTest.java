@@ -29,19 +29,20 @@ class GroupsBenchReportTest {
     }
 
     @Test
-    void aScrapeSumsEveryHeapPoolAndReadsThreadsAndWheelEntries() {
+    void aScrapeSumsTheHeapPoolsButEdenAndReadsThreadsAndWheelEntries() {
         String text = """
                 # HELP jvm_memory_used_bytes The amount of used memory
                 # TYPE jvm_memory_used_bytes gauge
                 jvm_memory_used_bytes{area="heap",id="Tenured Gen"} 1000.0
                 jvm_memory_used_bytes{area="heap",id="Eden Space"} 200.0
+                jvm_memory_used_bytes{area="heap",id="Survivor Space"} 30.0
                 jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 5000.0
                 jvm_threads_live_threads 27.0
                 wheelraft_timer_pending 3003.0
                 wheelraft_timer_fired_total 12.0
                 """;
         ProcessSample.Scrape s = ProcessSample.parse(text);
-        assertEquals(1200.0, s.heapUsedBytes());
+        assertEquals(1030.0, s.heapUsedBytes(), "eden is what was allocated after the collection, not live data");
         assertEquals(27.0, s.liveThreads());
         assertEquals(3003.0, s.wheelEntries());
     }
