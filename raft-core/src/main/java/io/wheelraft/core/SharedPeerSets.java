@@ -1,6 +1,6 @@
 package io.wheelraft.core;
 
-import io.wheelraft.core.consensus.WeakInterner;
+import io.wheelraft.core.node.WeakInterner;
 
 import java.util.Collections;
 import java.util.SortedSet;

@@ -7,7 +7,6 @@ import io.wheelraft.core.StateMachine;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.consensus.Membership;
 import io.wheelraft.core.consensus.RecentEntries;
-import io.wheelraft.core.consensus.WeakInterner;
 import io.wheelraft.core.spi.LogStorage;
 import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.core.spi.SnapshotReader;

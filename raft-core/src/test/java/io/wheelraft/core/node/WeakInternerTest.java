@@ -1,4 +1,4 @@
-package io.wheelraft.core.consensus;
+package io.wheelraft.core.node;
 
 import io.wheelraft.proto.ConfigurationEntry;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.wheelraft.core.consensus;
+package io.wheelraft.core.node;
 
 import java.lang.ref.WeakReference;
 import java.util.Map;
