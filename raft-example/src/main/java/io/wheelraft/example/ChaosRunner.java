@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -600,7 +601,7 @@ final class ChaosRunner {
     }
 
     static long epochMicros(Instant t) {
-        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
     }
 
     private static double millisSince(long t0) {

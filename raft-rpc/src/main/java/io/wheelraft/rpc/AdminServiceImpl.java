@@ -32,6 +32,8 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.Consumer;
@@ -77,7 +79,7 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
             b.setConfiguration(s.configuration().toEntry());
         }
         if (s.roleSince() != null) {
-            b.setRoleSinceUnixMicros(s.roleSince().getEpochSecond() * 1_000_000L + s.roleSince().getNano() / 1_000);
+            b.setRoleSinceUnixMicros(ChronoUnit.MICROS.between(Instant.EPOCH, s.roleSince()));
         }
         if (s.followerMatchIndex() != null) {
             for (Map.Entry<PeerId, Long> e : s.followerMatchIndex().entrySet()) {

@@ -165,6 +165,7 @@ final class Quiescence {
         quiet = true;
         quietMembers = Set.of(); // counted only on the way to quiet; a wake starts counting afresh
         core.log().releaseRecentEntries();
+        core.out().releaseArraysOnClear();
         core.out().event(new Ready.QuietChanged(true));
     }
 

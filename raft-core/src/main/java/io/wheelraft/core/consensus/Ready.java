@@ -128,9 +128,10 @@ public final class Ready {
 
     private HardState hardState;
     private Boolean repairing;
-    // Replaced rather than emptied by clear() once used: an empty ArrayList allocates its array on
-    // the first add, so a group that has gone idle keeps no arrays (a process hosting many groups
-    // has one Ready per group), and a busy group pays one small allocation per batch.
+    // Emptied in place by clear(), so a busy group reuses their arrays batch after batch; the
+    // batch that takes the group quiet replaces them instead (releaseArraysOnClear): an
+    // empty ArrayList allocates its array on the first add, so a quiet group keeps none (a process
+    // hosting many groups has one Ready per group).
     private List<Event> events = new ArrayList<>();
     private List<LogWrite> logWrites = new ArrayList<>();
     private List<Message> messages = new ArrayList<>();
@@ -138,6 +139,7 @@ public final class Ready {
     private long wakeAtMs = -1;
     private long durableIndex;
     private boolean durableReported;
+    private boolean releaseArrays;
 
     Ready() {
     }
@@ -227,16 +229,24 @@ public final class Ready {
     public void clear() {
         hardState = null;
         repairing = null;
-        events = emptied(events);
-        logWrites = emptied(logWrites);
-        messages = emptied(messages);
+        if (releaseArrays) {
+            releaseArrays = false;
+            events = new ArrayList<>();
+            logWrites = new ArrayList<>();
+            messages = new ArrayList<>();
+        } else {
+            events.clear();
+            logWrites.clear();
+            messages.clear();
+        }
         electionRetry = false;
         durableReported = false;
         wakeAtMs = -1;
     }
 
-    private static <T> List<T> emptied(List<T> list) {
-        return list.isEmpty() ? list : new ArrayList<>();
+    /** The group goes quiet with this batch: once it is carried out, keep no arrays until the next one is filled. */
+    void releaseArraysOnClear() {
+        releaseArrays = true;
     }
 
     // ---------------------------------------------------------------- filled by the core
