@@ -23,7 +23,7 @@ final class ChannelPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelPool.class);
 
     /** A remote endpoint's channel, the bytes currently in flight to it, and what is known of its liveness. */
-    record Remote(ManagedChannel channel, InFlightBytes inFlight, AppendEntriesPipe appendEntries, EndpointLiveness liveness) {
+    record Remote(ManagedChannel channel, InFlightBytes inFlight, PeerPipe pipe, EndpointLiveness liveness) {
     }
 
     private final RpcOptions options;
@@ -65,7 +65,8 @@ final class ChannelPool implements AutoCloseable {
         new OutboundConnectionWatcher(endpoint, channel, listeners, scheduler, options).start();
         LOG.debug("opened channel to {}", endpoint);
         return new Remote(channel, new InFlightBytes(options.maxOutboundInFlightBytesPerEndpoint()),
-                new AppendEntriesPipe(endpoint, channel, scheduler, () -> closed, liveness), liveness);
+                new PeerPipe(endpoint, channel, scheduler, () -> closed, liveness, options.heartbeatBatchDelayMs(), options.maxMessageBytes()),
+                liveness);
     }
 
     /** Runs {@code action} for every open channel (the liveness watch's round). */

@@ -41,10 +41,13 @@ import java.util.concurrent.TimeUnit;
  * application services given to the builder, all on one port) and one channel per remote
  * endpoint, shared by all groups.
  *
- * <p>AppendEntries travel on one long-lived stream per remote endpoint ({@link AppendEntriesPipe}),
- * so a replicator can keep many in flight and they reach the follower in send order; the other
- * requests are unary asynchronous calls. Each call carries the caller's
- * deadline ({@code timeoutMs}, derived by the node from its election timeout). Entry payloads are
+ * <p>AppendEntries, votes, TimeoutNow and ReadIndex of every group travel on one long-lived
+ * stream per remote endpoint ({@link PeerPipe}), in send order and many to a message (a timer
+ * heartbeat waits up to {@link RpcOptions#heartbeatBatchDelayMs()} for company; the rest leave
+ * at once with whatever is queued), so a process pair exchanges a few messages per heartbeat
+ * interval however many groups it shares; InstallSnapshot chunks are unary asynchronous calls.
+ * Each call carries the caller's deadline ({@code timeoutMs}, derived by the node from its
+ * election timeout). Entry payloads are
  * {@code ByteString}s written straight into the HTTP/2 frames. Futures complete on a gRPC I/O
  * thread: dependents must not block. A call over {@link RpcOptions#maxMessageBytes()} or over the
  * endpoint's in-flight byte budget fails at once with {@link Kind#REJECTED}.
@@ -97,7 +100,8 @@ public final class GrpcRaftTransport implements RaftTransport {
         this.liveness = new LivenessWatch(channels, scheduler, options);
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
         this.inbound = tracker;
-        RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()));
+        RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()),
+                scheduler, options.heartbeatBatchDelayMs(), options.maxMessageBytes());
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
         services.add(new LivenessService(this::endpoint, incarnation));
@@ -158,6 +162,27 @@ public final class GrpcRaftTransport implements RaftTransport {
         return liveness.pingsAnswered();
     }
 
+    /** Messages sent on the peer streams to every endpoint since start (tests and diagnostics). */
+    long peerMessagesSent() {
+        long[] sum = {0};
+        channels.forEach(r -> sum[0] += r.pipe().messagesSent());
+        return sum[0];
+    }
+
+    /** Requests those messages carried (tests and diagnostics). */
+    long peerRequestsSent() {
+        long[] sum = {0};
+        channels.forEach(r -> sum[0] += r.pipe().framesSent());
+        return sum[0];
+    }
+
+    /** Messages of answers received on the peer streams (tests and diagnostics). */
+    long peerAnswerMessagesReceived() {
+        long[] sum = {0};
+        channels.forEach(r -> sum[0] += r.pipe().answerMessagesReceived());
+        return sum[0];
+    }
+
     /** Tests: waits until at least {@code count} peers have a connection open to this server; false on timeout. */
     boolean awaitInboundConnections(int count, long timeoutMs) throws InterruptedException {
         return inbound.awaitLiveConnections(count, timeoutMs);
@@ -175,19 +200,26 @@ public final class GrpcRaftTransport implements RaftTransport {
 
     @Override
     public CompletableFuture<RequestVoteResponse> requestVote(PeerId target, RequestVoteRequest request, long timeoutMs) {
-        return call("RequestVote", RaftServiceGrpc.getRequestVoteMethod(), target, request, timeoutMs);
+        return viaPipe(PeerPipe.Op.REQUEST_VOTE, target, request, timeoutMs);
     }
 
     @Override
     public CompletableFuture<AppendEntriesResponse> appendEntries(PeerId target, AppendEntriesRequest request, long timeoutMs) {
-        // No per-call label is built here (the replication hot path): the pipe names its endpoint
-        // in errors, and the refusal below builds its message only when it happens.
-        ChannelPool.Remote remote = admit("AppendEntries", target, request, timeoutMs);
+        return viaPipe(PeerPipe.Op.APPEND_ENTRIES, target, request, timeoutMs);
+    }
+
+    /**
+     * Sends on the endpoint's peer stream ({@link PeerPipe}). No per-call label is built here
+     * (the replication hot path): the pipe names its endpoint in errors, and a refusal builds its
+     * message only when it happens.
+     */
+    private <R> CompletableFuture<R> viaPipe(PeerPipe.Op op, PeerId target, MessageLite request, long timeoutMs) {
+        ChannelPool.Remote remote = admit(op.label, target, request, timeoutMs);
         if (remote == null) {
-            return admissionFailure("AppendEntries to " + target, target, request);
+            return admissionFailure(op.label + " to " + target, target, request);
         }
         int size = request.getSerializedSize();
-        return remote.appendEntries().send(request, timeoutMs, () -> remote.inFlight().release(size));
+        return remote.pipe().send(op, request, timeoutMs, () -> remote.inFlight().release(size));
     }
 
     @Override
@@ -197,12 +229,12 @@ public final class GrpcRaftTransport implements RaftTransport {
 
     @Override
     public CompletableFuture<TimeoutNowResponse> timeoutNow(PeerId target, TimeoutNowRequest request, long timeoutMs) {
-        return call("TimeoutNow", RaftServiceGrpc.getTimeoutNowMethod(), target, request, timeoutMs);
+        return viaPipe(PeerPipe.Op.TIMEOUT_NOW, target, request, timeoutMs);
     }
 
     @Override
     public CompletableFuture<ReadIndexResponse> readIndex(PeerId target, ReadIndexRequest request, long timeoutMs) {
-        return call("ReadIndex", RaftServiceGrpc.getReadIndexMethod(), target, request, timeoutMs);
+        return viaPipe(PeerPipe.Op.READ_INDEX, target, request, timeoutMs);
     }
 
     /**

@@ -19,8 +19,10 @@ import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
 import io.wheelraft.proto.TimeoutNowRequest;
 import io.wheelraft.proto.TimeoutNowResponse;
-import io.wheelraft.rpc.proto.AppendEntriesFrame;
-import io.wheelraft.rpc.proto.AppendEntriesResult;
+import io.wheelraft.rpc.proto.PeerFrame;
+import io.wheelraft.rpc.proto.PeerFrames;
+import io.wheelraft.rpc.proto.PeerResult;
+import io.wheelraft.rpc.proto.PeerResults;
 import io.wheelraft.rpc.proto.RaftServiceGrpc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
 
 /**
@@ -36,10 +39,11 @@ import java.util.function.BiFunction;
  *
  * <p>Runs on the connection's I/O thread (the server uses a direct executor for this service):
  * handlers only post to their node and return, so this never blocks, and the frames of one
- * replication stream reach their handlers in the order they were sent. (Separate unary calls
- * carry no such promise: HTTP/2 may deliver them in any order, which is why the transport
- * pipelines AppendEntries on {@code AppendEntriesStream}.) Answers are written from whichever
- * thread completes the handler's future.
+ * peer stream reach their handlers in the order they were sent. (Separate unary calls carry no
+ * such promise: HTTP/2 may deliver them in any order, which is why the transport sends its Raft
+ * requests on {@code PeerStream}.) Answers are written from whichever thread completes the
+ * handler's future; on the peer stream, many to a message, as the sender's requests are (the
+ * answer to a timer heartbeat waits a few milliseconds for company, see {@link Coalescer}).
  *
  * <p>Unknown group or peer: NOT_FOUND; missing or malformed ids, or a handler reporting a
  * malformed request: INVALID_ARGUMENT; over the in-flight byte budget: RESOURCE_EXHAUSTED. None of
@@ -54,11 +58,18 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
     private final HandlerRegistry handlers;
     private final InboundConnectionTracker connections;
     private final InFlightBytes inFlight;
+    private final ScheduledExecutorService scheduler;
+    private final long heartbeatDelayMs;
+    private final int maxBatchBytes;
 
-    RaftServiceImpl(HandlerRegistry handlers, InboundConnectionTracker connections, InFlightBytes inFlight) {
+    RaftServiceImpl(HandlerRegistry handlers, InboundConnectionTracker connections, InFlightBytes inFlight,
+                    ScheduledExecutorService scheduler, long heartbeatDelayMs, int maxBatchBytes) {
         this.handlers = handlers;
         this.connections = connections;
         this.inFlight = inFlight;
+        this.scheduler = scheduler;
+        this.heartbeatDelayMs = heartbeatDelayMs;
+        this.maxBatchBytes = maxBatchBytes;
     }
 
     @Override
@@ -92,8 +103,8 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
     }
 
     @Override
-    public StreamObserver<AppendEntriesFrame> appendEntriesStream(StreamObserver<AppendEntriesResult> out) {
-        return new AppendEntriesStreamHandler(out);
+    public StreamObserver<PeerFrames> peerStream(StreamObserver<PeerResults> out) {
+        return new PeerStreamHandler(out);
     }
 
     private <Q, R> void dispatch(String op, String groupId, String peerId, String senderId, Q request, int size,
@@ -156,45 +167,81 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
         });
     }
 
-    /** Serves one replication stream: frames are routed in arrival order; answers go back as they complete. */
-    private final class AppendEntriesStreamHandler implements StreamObserver<AppendEntriesFrame> {
-        private final StreamObserver<AppendEntriesResult> out;
+    /** Serves one peer stream: requests are routed in arrival order; answers go back as they complete, many to a message. */
+    private final class PeerStreamHandler implements StreamObserver<PeerFrames> {
+        private final StreamObserver<PeerResults> out;
+        private final Coalescer<PeerResult> answers;
         private boolean finished;
 
-        AppendEntriesStreamHandler(StreamObserver<AppendEntriesResult> out) {
+        PeerStreamHandler(StreamObserver<PeerResults> out) {
             this.out = out;
-            if (out instanceof ServerCallStreamObserver<AppendEntriesResult> s) {
+            this.answers = new Coalescer<>(scheduler, heartbeatDelayMs, maxBatchBytes, PeerResult::getSerializedSize, this::send);
+            if (out instanceof ServerCallStreamObserver<PeerResults> s) {
                 s.setOnCancelHandler(() -> { });
             }
         }
 
         @Override
-        public void onNext(AppendEntriesFrame frame) {
-            long callId = frame.getCallId();
-            AppendEntriesRequest request = frame.getRequest();
-            route("AppendEntries", request.getGroupId(), request.getPeerId(), request.getServerId(), request,
-                    request.getSerializedSize(), RaftRequestHandler::handleAppendEntries)
-                    .whenComplete((response, error) -> {
-                        AppendEntriesResult.Builder r = AppendEntriesResult.newBuilder().setCallId(callId);
-                        if (error != null) {
-                            Status status = statusOf(error);
-                            r.setErrorCode(status.getCode().value()).setErrorMessage(String.valueOf(status.getDescription()));
-                        } else {
-                            r.setResponse(response);
-                        }
-                        send(r.build());
-                    });
+        public void onNext(PeerFrames frames) {
+            for (PeerFrame frame : frames.getFramesList()) {
+                serve(frame);
+            }
         }
 
-        private synchronized void send(AppendEntriesResult result) {
+        private void serve(PeerFrame frame) {
+            long callId = frame.getCallId();
+            switch (frame.getRequestCase()) {
+                case APPEND_ENTRIES -> {
+                    AppendEntriesRequest r = frame.getAppendEntries();
+                    boolean mayWait = PeerPipe.mayWait(r);
+                    route("AppendEntries", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
+                            RaftRequestHandler::handleAppendEntries)
+                            .whenComplete((response, error) -> answer(callId, error, mayWait, b -> b.setAppendEntries(response)));
+                }
+                case REQUEST_VOTE -> {
+                    RequestVoteRequest r = frame.getRequestVote();
+                    route("RequestVote", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
+                            RaftRequestHandler::handleRequestVote)
+                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setRequestVote(response)));
+                }
+                case TIMEOUT_NOW -> {
+                    TimeoutNowRequest r = frame.getTimeoutNow();
+                    route("TimeoutNow", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
+                            RaftRequestHandler::handleTimeoutNow)
+                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setTimeoutNow(response)));
+                }
+                case READ_INDEX -> {
+                    ReadIndexRequest r = frame.getReadIndex();
+                    route("ReadIndex", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
+                            RaftRequestHandler::handleReadIndex)
+                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setReadIndex(response)));
+                }
+                case REQUEST_NOT_SET -> answer(callId, Status.INVALID_ARGUMENT
+                        .withDescription("peer frame " + callId + " carries no request (a newer sender?)").asRuntimeException(), false, b -> { });
+            }
+        }
+
+        private void answer(long callId, Throwable error, boolean mayWait, java.util.function.Consumer<PeerResult.Builder> response) {
+            PeerResult.Builder r = PeerResult.newBuilder().setCallId(callId);
+            if (error != null) {
+                Status status = statusOf(error);
+                r.setErrorCode(status.getCode().value()).setErrorMessage(String.valueOf(status.getDescription()));
+            } else {
+                response.accept(r);
+            }
+            answers.add(r.build(), !mayWait);
+        }
+
+        /** Writes one batch of answers; the coalescer never calls this from two threads at once, but the stream's end may race it. */
+        private synchronized void send(java.util.List<PeerResult> batch) {
             if (finished) {
                 return;
             }
             try {
-                out.onNext(result);
+                out.onNext(PeerResults.newBuilder().addAllResults(batch).build());
             } catch (RuntimeException e) {
                 finished = true;
-                LOG.debug("replication stream answer could not be sent: {}", e.toString());
+                LOG.debug("peer stream answer could not be sent: {}", e.toString());
             }
         }
 
@@ -202,16 +249,18 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
         public synchronized void onError(Throwable t) {
             // The sender went away or reset the stream; connection loss is reported by the tracker.
             finished = true;
+            answers.close();
         }
 
         @Override
         public synchronized void onCompleted() {
+            answers.close();
             if (!finished) {
                 finished = true;
                 try {
                     out.onCompleted();
                 } catch (RuntimeException e) {
-                    LOG.debug("replication stream could not be closed: {}", e.toString());
+                    LOG.debug("peer stream could not be closed: {}", e.toString());
                 }
             }
         }

@@ -23,6 +23,7 @@ public final class RpcOptions {
     private final boolean livenessWatchEnabled;
     private final long livenessIntervalMs;
     private final long livenessSilenceMs;
+    private final long heartbeatBatchDelayMs;
 
     private RpcOptions(Builder b) {
         this.maxMessageBytes = b.maxMessageBytes;
@@ -38,6 +39,7 @@ public final class RpcOptions {
         this.livenessWatchEnabled = b.livenessWatchEnabled;
         this.livenessIntervalMs = b.livenessIntervalMs;
         this.livenessSilenceMs = b.livenessSilenceMs;
+        this.heartbeatBatchDelayMs = b.heartbeatBatchDelayMs;
     }
 
     public static Builder builder() {
@@ -132,6 +134,18 @@ public final class RpcOptions {
         return livenessSilenceMs;
     }
 
+    /**
+     * How long a leader's timer heartbeat, and a follower's answer to one, may wait for other
+     * groups' messages to the same process before leaving: what lets one message per process pair
+     * carry the heartbeats of many groups (each group's timer fires at its own moment). Only
+     * those wait; entries, votes, read-confirming rounds and their answers leave at once, taking
+     * along whatever is queued. 0: nothing waits. Keep it a small fraction of the heartbeat
+     * interval (default 5 ms against the counter's 100 ms).
+     */
+    public long heartbeatBatchDelayMs() {
+        return heartbeatBatchDelayMs;
+    }
+
     /** Collects options; not thread-safe. */
     public static final class Builder {
         private int maxMessageBytes = 16 * 1024 * 1024;
@@ -143,6 +157,7 @@ public final class RpcOptions {
         private long keepAliveTimeoutMs = 5_000;
         private int serverWorkerThreads = 4;
         private int ioThreads;
+        private long heartbeatBatchDelayMs = 5;
         private TlsConfig tls;
         private boolean livenessWatchEnabled = true;
         private long livenessIntervalMs = 100;
@@ -222,6 +237,15 @@ public final class RpcOptions {
             }
             this.livenessIntervalMs = intervalMs;
             this.livenessSilenceMs = silenceMs;
+            return this;
+        }
+
+        /** See {@link RpcOptions#heartbeatBatchDelayMs()}; default 5 ms, 0 sends every heartbeat at once. */
+        public Builder heartbeatBatchDelay(long delayMs) {
+            if (delayMs < 0 || delayMs > 1000) {
+                throw new IllegalArgumentException("heartbeatBatchDelayMs must be within 0..1000, got " + delayMs);
+            }
+            this.heartbeatBatchDelayMs = delayMs;
             return this;
         }
 
