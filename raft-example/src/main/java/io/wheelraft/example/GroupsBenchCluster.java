@@ -178,10 +178,27 @@ final class GroupsBenchCluster implements AutoCloseable {
         }
     }
 
-    /** {@code kill -9} of process {@code i} (SIGKILL: no shutdown hook, no flush). */
-    void kill(int i) {
+    /** Keeps the servers' logs in the work directory when the cluster closes (a result worth a look). */
+    void keepLogs() {
+        keepLogs = true;
+    }
+
+    /** Where the servers' logs are ({@code nI.log}). */
+    Path work() {
+        return work;
+    }
+
+    /**
+     * {@code kill -9} of process {@code i} (SIGKILL: no shutdown hook, no flush). The future
+     * completes when the process has exited (its sockets closed): with a thread in the kernel
+     * (an fsync) that can be well after the signal, and until then its peers see no break.
+     */
+    java.util.concurrent.CompletableFuture<Long> kill(int i) {
         killed[i] = true;
-        servers.get(i).destroyForcibly();
+        Process p = servers.get(i);
+        java.util.concurrent.CompletableFuture<Long> exited = p.onExit().thenApply(x -> System.nanoTime());
+        p.destroyForcibly();
+        return exited;
     }
 
     /** {@code java -Xmx.. -XX:+UseSerialGC -XX:MarkSweepDeadRatio=0 -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */

@@ -216,6 +216,11 @@ final class GroupsBenchCommand implements Callable<Integer> {
                     ? WritesPhase.measure(cluster, sample, concurrency, writeWarmupSecs, writeSecs) : null;
             GroupsBenchReport.Kill kill = phases.contains(Phase.KILL)
                     ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs) : null;
+            if (kill != null && (kill.withinTarget() < kill.victimLed() || kill.writes().lostIncrements() > 0)) {
+                // A late or lossy failover is what someone will want to read the servers' logs about.
+                cluster.keepLogs();
+                System.err.println("wheelraft-counter: kept the servers' logs of the " + groups + "-group run in " + cluster.work());
+            }
             return new GroupsBenchReport.Row(groups, wait.allHostedMs(), wait.allLedMs(), leadersAtEnd, idle, writes, kill);
         }
     }

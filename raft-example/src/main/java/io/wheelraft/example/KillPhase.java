@@ -40,9 +40,12 @@ final class KillPhase {
                 victim = busiestLeader(cluster);
                 int[] led = cluster.ledGroups(victim, POLL_TIMEOUT_MS).getNumberedList().stream().mapToInt(Integer::intValue).toArray();
                 long killNanos = System.nanoTime();
-                cluster.kill(victim);
+                java.util.concurrent.CompletableFuture<Long> exited = cluster.kill(victim);
                 times = new FailoverTimes(led, killNanos);
                 pollSurvivors(cluster, victim, times, pollMs, killNanos + TimeUnit.SECONDS.toNanos(timeoutSecs));
+                Long exitNanos = exited.getNow(null);
+                System.err.println(Main.NAME + ": the killed server " + (exitNanos == null ? "had not exited yet"
+                        : "exited " + TimeUnit.NANOSECONDS.toMillis(exitNanos - killNanos) + " ms after the signal"));
                 TimeUnit.SECONDS.sleep(writeAfterSecs); // writes go on against the new leaders
             } finally {
                 stoppedCleanly = writes.stop();
