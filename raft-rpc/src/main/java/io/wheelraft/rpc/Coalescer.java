@@ -36,6 +36,8 @@ import java.util.function.ToIntFunction;
 final class Coalescer<T> {
 
     private static final Logger LOG = LoggerFactory.getLogger(Coalescer.class);
+    /** Batches one thread sends before handing the rest to the scheduler (see {@link #drain()}). */
+    static final int ROUNDS_PER_THREAD = 4;
 
     private final ScheduledExecutorService scheduler;
     private final long delayNanos;
@@ -126,19 +128,37 @@ final class Coalescer<T> {
         drain();
     }
 
-    /** Sends batches until nothing is queued; only after {@link #offer} said so (or from the delayed flush). */
+    /**
+     * Sends batches until nothing is queued; only after {@link #offer} said so (or from a scheduled
+     * flush). A thread sends at most {@link #ROUNDS_PER_THREAD} batches for others: one that keeps
+     * finding more hands the rest to the scheduler, so that a busy stream cannot hold a caller (a
+     * node's lane, or a transport I/O thread that other connections wait on) indefinitely.
+     */
     void drain() {
-        while (true) {
+        for (int round = 0; ; round++) {
             ArrayList<T> taken;
             synchronized (this) {
                 if (queued.isEmpty() || closed) {
                     flushing = false;
                     return;
                 }
+                if (round == ROUNDS_PER_THREAD) {
+                    handOff();
+                    return;
+                }
                 taken = queued;
                 queued = new ArrayList<>();
             }
             emit(taken);
+        }
+    }
+
+    /** Under the lock, {@link #flushing} set: the scheduler's thread goes on sending. */
+    private void handOff() {
+        try {
+            scheduler.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+            flushing = false; // the transport is closing; nothing will be sent any more
         }
     }
 

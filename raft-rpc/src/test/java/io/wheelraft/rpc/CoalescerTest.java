@@ -26,6 +26,12 @@ class CoalescerTest {
         }
 
         @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+            delaysMs.add(0L);
+        }
+
+        @Override
         public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
             tasks.add(task);
             delaysMs.add(unit.toMillis(delay));
@@ -123,6 +129,25 @@ class CoalescerTest {
         sender.join(10_000);
         assertEquals(List.of(List.of("first"), List.of("second", "third")), batches);
         assertEquals(List.of("sender", "sender"), senders);
+    }
+
+    @Test
+    void aThreadThatKeepsFindingMoreHandsTheRestToTheScheduler() {
+        List<String> senders = new CopyOnWriteArrayList<>();
+        Coalescer<String>[] self = new Coalescer[1];
+        int[] sent = {0};
+        self[0] = new Coalescer<>(scheduler, 5, 1000, String::length, b -> {
+            senders.add(Thread.currentThread().getName());
+            batches.add(List.copyOf(b));
+            self[0].add("more" + (++sent[0]), true); // another thread's frame arrives during every send
+        });
+        self[0].add("first", true);
+        assertEquals(Coalescer.ROUNDS_PER_THREAD, batches.size(), "the caller stops after its share");
+        assertEquals(List.of(0L), scheduler.delaysMs, "and hands the rest over at once");
+
+        scheduler.tasks.remove(0).run(); // the scheduler's turn: it sends what is queued, and so on
+        assertEquals(2 * Coalescer.ROUNDS_PER_THREAD, batches.size());
+        assertEquals(List.of("more" + Coalescer.ROUNDS_PER_THREAD), batches.get(Coalescer.ROUNDS_PER_THREAD));
     }
 
     @Test
