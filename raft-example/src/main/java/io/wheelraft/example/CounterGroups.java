@@ -13,6 +13,7 @@ import io.wheelraft.core.RaftRuntime;
 import io.wheelraft.core.Role;
 import io.wheelraft.core.spi.LogCorruptionException;
 import io.wheelraft.rpc.GrpcRaftTransport;
+import io.wheelraft.rpc.RpcOptions;
 import io.wheelraft.storage.LocalSnapshotStorage;
 import io.wheelraft.storage.RocksDbLogStorage;
 import io.wheelraft.storage.RocksDbMetaStorage;
@@ -74,6 +75,11 @@ public final class CounterGroups implements AutoCloseable {
      * fsync), as for the Raft lanes. A constant, whatever the number of groups.
      */
     private static final int DISK_THREADS = 16;
+    /** Started groups that may be awake (not quiet yet) while more are started; see {@link StartPacing}. */
+    private static final int START_AWAKE_LIMIT = 500;
+    /** A start-up wave that sees no group go quiet for this many election timeouts ends the pacing. */
+    private static final int START_STALL_TIMEOUTS = 10;
+    private static final long START_POLL_MS = 20;
 
     /**
      * What the process hosts: {@code groups} counters with ids {@code 0..groups-1}, each with
@@ -161,7 +167,14 @@ public final class CounterGroups implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
         }
-        transport = CounterServer.bind(settings.self(), clients);
+        // A peer process counts as lost (silent) after an election timeout without a sign of life,
+        // not the transport's default half second: a process hosting thousands of groups can
+        // pause that long (a collection, a burst of elections) while alive, and every report
+        // wakes the quiet groups whose leader is there. A killed process is seen at once anyway
+        // (its connections reset); silence only stands in for a partition or a hung host.
+        long silenceMs = Math.max(RpcOptions.defaults().livenessSilenceMs(), settings.electionTimeoutMs());
+        transport = CounterServer.bind(settings.self(), clients,
+                RpcOptions.builder().liveness(RpcOptions.defaults().livenessIntervalMs(), silenceMs));
         long started = System.nanoTime();
         List<String> ids = groupIds(settings.groups());
         // One write registers every new group's log: one each would queue behind the synced term,
@@ -171,8 +184,20 @@ public final class CounterGroups implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot register the groups' logs in " + data + ": " + CounterServer.oneLine(e), e);
         }
+        StartPacing pacing = new StartPacing(START_AWAKE_LIMIT, START_STALL_TIMEOUTS * (long) settings.electionTimeoutMs(),
+                START_POLL_MS, this::awake, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), Thread::sleep);
         for (String g : ids) {
+            try {
+                pacing.beforeStart();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliException(CliException.FAILED, "interrupted while starting group '" + g + "'", e);
+            }
             addGroup(g);
+        }
+        if (pacing.waitedMs() > 0) {
+            LOG.info("waited {} ms in all for started groups to go quiet before starting more (at most {} awake at once{})",
+                    pacing.waitedMs(), START_AWAKE_LIMIT, pacing.gaveUp() ? ", until a wave stalled" : "");
         }
         Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);
         Gauge.builder("counter.groups.leading", this, CounterGroups::leading).description("hosted groups this process leads").register(registry);
@@ -334,6 +359,17 @@ public final class CounterGroups implements AutoCloseable {
         int n = 0;
         for (Hosted h : hosted.values()) {
             if (h.node().isLeader()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Hosted groups that are not quiet here (awake: electing, heartbeating or serving). */
+    private int awake() {
+        int n = 0;
+        for (Hosted h : hosted.values()) {
+            if (!h.node().isQuiet()) {
                 n++;
             }
         }

@@ -249,9 +249,14 @@ public final class CounterServer implements AutoCloseable {
     }
 
     static GrpcRaftTransport bind(PeerId self, io.grpc.BindableService service) {
+        return bind(self, service, RpcOptions.builder());
+    }
+
+    /** As {@link #bind(PeerId, io.grpc.BindableService)}, with the caller's transport options as a start. */
+    static GrpcRaftTransport bind(PeerId self, io.grpc.BindableService service, RpcOptions.Builder options) {
         try {
             // A restarted peer should hear from us within a fraction of a second, not after a 1 s backoff.
-            RpcOptions rpc = RpcOptions.builder().reconnectBackoff(20, 200).build();
+            RpcOptions rpc = options.reconnectBackoff(20, 200).build();
             return GrpcRaftTransport.builder().listen(self.host(), self.port()).options(rpc).addNonBlockingService(service).start();
         } catch (RuntimeException e) {
             for (Throwable t = e; t != null; t = t.getCause()) {

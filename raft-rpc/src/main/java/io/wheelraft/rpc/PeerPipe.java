@@ -1,6 +1,7 @@
 package io.wheelraft.rpc;
 
 import com.google.protobuf.MessageLite;
+import io.grpc.InternalStatus;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -299,7 +300,9 @@ final class PeerPipe {
             }
             if (result.getErrorCode() != 0) {
                 Status status = Status.fromCodeValue(result.getErrorCode()).withDescription(result.getErrorMessage());
-                p.fail(TransportErrors.of(p.what, status.asRuntimeException(), transportClosed.getAsBoolean()));
+                // An error answer is an expected outcome (e.g. NOT_FOUND from a peer still starting its groups): no stack trace.
+                p.fail(TransportErrors.of(p.what, InternalStatus.asRuntimeException(status, null, false),
+                        transportClosed.getAsBoolean()));
                 return;
             }
             Object response = switch (result.getResponseCase()) {

@@ -1,5 +1,6 @@
 package io.wheelraft.rpc;
 
+import io.grpc.InternalStatus;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -266,9 +267,10 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
         }
     }
 
+    /** A refusal is an expected answer (a group not started here yet): no stack trace to fill in. */
     private static <R> CompletableFuture<R> refused(Status status) {
         LOG.debug("refusing request: {}", status);
-        return CompletableFuture.failedFuture(status.asRuntimeException());
+        return CompletableFuture.failedFuture(InternalStatus.asRuntimeException(status, null, false));
     }
 
     private String checkIds(String groupId, String peerId, String senderId) {

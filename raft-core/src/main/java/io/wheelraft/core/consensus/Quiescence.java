@@ -100,6 +100,23 @@ final class Quiescence {
         return hostsMember(endpoint);
     }
 
+    /**
+     * Whether losing {@code endpoint} (the transport reports it silent) concerns this quiet node: a
+     * follower's leader is there, or a leader no longer reaches a quorum of voters. Only then does
+     * it wake. A process reported silent hosts a member of every group the processes share, and
+     * under load a live process can miss its liveness window: waking every such group (thousands)
+     * made each of them heartbeat and elect again, which kept the processes too busy to answer
+     * in time, so the next window was missed too. A quiet leader that still reaches a quorum
+     * needs nothing from the lost member; the lost member's own process decides for its replicas.
+     */
+    boolean lossMatters(String endpoint) {
+        if (core.role() == Role.LEADER) {
+            return !core.membership().hasQuorum(p -> p.equals(core.self()) || reachable(p));
+        }
+        PeerId leader = core.leader();
+        return leader == null || leader.endpoint().equals(endpoint);
+    }
+
     private boolean hostsMember(String endpoint) {
         for (PeerId p : core.membership().allMembers()) {
             if (!p.equals(core.self()) && p.endpoint().equals(endpoint)) {

@@ -260,14 +260,20 @@ public final class RaftCore {
      * campaigns as after any silent leader, at its election timeout (the process may only be slow).
      */
     public void onPeerSilent(String endpoint, long nowMs) {
-        if (quiescence.endpointLost(endpoint) && quiet()) {
+        if (quiescence.endpointLost(endpoint) && quiet() && quiescence.lossMatters(endpoint)) {
             quiescence.wake(false, nowMs);
         }
     }
 
-    /** The transport says {@code endpoint} answers again, or restarted: a leader wakes to catch members there up. */
+    /**
+     * The transport says {@code endpoint} answers again, or restarted: a leader wakes to catch
+     * members there up if any is behind (a quiet leader whose members there hold the whole log
+     * has nothing for them; a restarted member that does not know its leader asks it for a
+     * pre-vote, and that wakes it).
+     */
     public void onConnectionRestored(String endpoint, long nowMs) {
-        if (quiescence.endpointRestored(endpoint) && role == Role.LEADER) {
+        if (quiescence.endpointRestored(endpoint) && role == Role.LEADER
+                && (!quiet() || replication.memberBehindAt(endpoint, log.lastIndex()))) {
             quiescence.leaderBusy(nowMs);
         }
     }

@@ -126,6 +126,16 @@ final class Replication implements PriorityHandover.Followers {
         return recentlyActive(peer, nowMs) && !repairs.repairing(peer);
     }
 
+    /** Whether a member hosted at {@code endpoint} holds less of the log than {@code last}. */
+    boolean memberBehindAt(String endpoint, long last) {
+        for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
+            if (e.getKey().endpoint().equals(endpoint) && e.getValue().match < last) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public long match(PeerId peer) {
         Progress pr = progress.get(peer);

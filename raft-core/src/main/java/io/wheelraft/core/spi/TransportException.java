@@ -1,6 +1,12 @@
 package io.wheelraft.core.spi;
 
-/** An RPC did not produce an answer. {@link #kind()} says why; the message says where. */
+/**
+ * An RPC did not produce an answer. {@link #kind()} says why; the message says where.
+ *
+ * <p>Carries no stack trace: a failed call is an expected outcome, reported through its future,
+ * and where the future was failed says nothing the message does not. Filling one in cost real CPU
+ * when thousands of groups' calls failed together (a peer process starting, or gone).
+ */
 public class TransportException extends RuntimeException {
 
     /** Why a call failed. */
@@ -20,12 +26,11 @@ public class TransportException extends RuntimeException {
     private final Kind kind;
 
     public TransportException(Kind kind, String message) {
-        super(message);
-        this.kind = kind;
+        this(kind, message, null);
     }
 
     public TransportException(Kind kind, String message, Throwable cause) {
-        super(message, cause);
+        super(message, cause, true, false);
         this.kind = kind;
     }
 

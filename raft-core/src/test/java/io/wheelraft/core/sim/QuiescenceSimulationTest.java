@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -152,6 +153,42 @@ class QuiescenceSimulationTest {
         long[] acked = writeToEveryGroup(s);
         s.heal();
         assertTrue(s.runUntil(() -> allQuiet(s, 3) && allCaughtUp(s, acked), 40L * T), "not healed to quiet and caught up; " + s.replayHint());
+    }
+
+    /**
+     * A process reported silent hosts a member of every group, but only the groups whose leader is
+     * there (or a leader that no longer reaches a quorum) need to wake: the others keep their
+     * leader, which still reaches a majority, and stay quiet on the two processes that see each other.
+     */
+    @Test
+    void aSilentProcessWakesOnlyTheGroupsItLedOnTheOtherSide() {
+        SimGroups s = groups(23, 9);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        int isolated = busiestLeaderProcess(s);
+        List<Integer> ledThere = groupsLedBy(s, isolated);
+        List<Integer> ledElsewhere = new ArrayList<>();
+        for (int g = 0; g < s.groupCount(); g++) {
+            if (!ledThere.contains(g)) {
+                ledElsewhere.add(g);
+            }
+        }
+        assertFalse(ledElsewhere.isEmpty(), "every group led by one process; " + s.replayHint());
+        List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
+        others.remove(Integer.valueOf(isolated));
+        s.partition(List.of(isolated), others);
+
+        assertTrue(s.runUntil(() -> ledThere.stream().allMatch(g -> others.contains(s.group(g).leaderIndex())), 20L * T),
+                "the groups the silent process led were not led again on the other side; " + s.replayHint());
+        for (int g : ledElsewhere) {
+            for (int p : others) {
+                assertTrue(s.group(g).node(p).isQuiet(), "group " + g + " woke on process " + p
+                        + " though its leader kept a majority; " + s.replayHint());
+            }
+        }
+        s.heal();
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 40L * T), "not quiet again after the partition healed: " + s.quietMembers()
+                + "; " + s.replayHint());
+        assertEquals(s.groupCount(), s.groupsWithLeader());
     }
 
     @Test
