@@ -218,7 +218,8 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
                             .whenComplete((response, error) -> answer(callId, error, false, b -> b.setReadIndex(response)));
                 }
                 case REQUEST_NOT_SET -> answer(callId, Status.INVALID_ARGUMENT
-                        .withDescription("peer frame " + callId + " carries no request (a newer sender?)").asRuntimeException(), false, b -> { });
+                        .withDescription("peer frame " + callId + " carries no request (a newer sender?)").asRuntimeException(),
+                        false, b -> { });
             }
         }
 
