@@ -172,9 +172,9 @@ public final class CounterGroups implements AutoCloseable {
         // pause that long (a collection, a burst of elections) while alive, and every report
         // wakes the quiet groups whose leader is there. A killed process is seen at once anyway
         // (its connections reset); silence only stands in for a partition or a hung host.
-        long silenceMs = Math.max(RpcOptions.defaults().livenessSilenceMs(), settings.electionTimeoutMs());
-        transport = CounterServer.bind(settings.self(), clients,
-                RpcOptions.builder().liveness(RpcOptions.defaults().livenessIntervalMs(), silenceMs));
+        RpcOptions defaults = RpcOptions.defaults();
+        long silenceMs = Math.max(defaults.livenessSilenceMs(), settings.electionTimeoutMs());
+        transport = CounterServer.bind(settings.self(), clients, RpcOptions.builder().liveness(defaults.livenessIntervalMs(), silenceMs));
         long started = System.nanoTime();
         List<String> ids = groupIds(settings.groups());
         // One write registers every new group's log: one each would queue behind the synced term,

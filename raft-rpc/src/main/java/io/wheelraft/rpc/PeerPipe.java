@@ -305,19 +305,18 @@ final class PeerPipe {
                         transportClosed.getAsBoolean()));
                 return;
             }
-            Object response = switch (result.getResponseCase()) {
-                case APPEND_ENTRIES -> result.getAppendEntries();
-                case REQUEST_VOTE -> result.getRequestVote();
-                case TIMEOUT_NOW -> result.getTimeoutNow();
-                case READ_INDEX -> result.getReadIndex();
-                case RESPONSE_NOT_SET -> null;
-            };
             if (result.getResponseCase() != p.expects) {
                 p.fail(new TransportException(Kind.REJECTED, p.what + ": the peer answered " + result.getResponseCase()
                         + " where " + p.expects + " was expected"));
                 return;
             }
-            p.complete(response);
+            p.complete(switch (p.expects) {
+                case APPEND_ENTRIES -> result.getAppendEntries();
+                case REQUEST_VOTE -> result.getRequestVote();
+                case TIMEOUT_NOW -> result.getTimeoutNow();
+                case READ_INDEX -> result.getReadIndex();
+                case RESPONSE_NOT_SET -> throw new IllegalStateException("no call expects no response");
+            });
         }
 
         @Override

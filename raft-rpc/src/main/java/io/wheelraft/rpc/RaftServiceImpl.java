@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 
 /**
@@ -194,44 +195,41 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
             switch (frame.getRequestCase()) {
                 case APPEND_ENTRIES -> {
                     AppendEntriesRequest r = frame.getAppendEntries();
-                    boolean mayWait = PeerPipe.mayWait(r);
-                    route("AppendEntries", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
-                            RaftRequestHandler::handleAppendEntries)
-                            .whenComplete((response, error) -> answer(callId, error, mayWait, b -> b.setAppendEntries(response)));
+                    relay(callId, PeerPipe.mayWait(r), route("AppendEntries", r.getGroupId(), r.getPeerId(), r.getServerId(), r,
+                            r.getSerializedSize(), RaftRequestHandler::handleAppendEntries), PeerResult.Builder::setAppendEntries);
                 }
                 case REQUEST_VOTE -> {
                     RequestVoteRequest r = frame.getRequestVote();
-                    route("RequestVote", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
-                            RaftRequestHandler::handleRequestVote)
-                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setRequestVote(response)));
+                    relay(callId, false, route("RequestVote", r.getGroupId(), r.getPeerId(), r.getServerId(), r,
+                            r.getSerializedSize(), RaftRequestHandler::handleRequestVote), PeerResult.Builder::setRequestVote);
                 }
                 case TIMEOUT_NOW -> {
                     TimeoutNowRequest r = frame.getTimeoutNow();
-                    route("TimeoutNow", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
-                            RaftRequestHandler::handleTimeoutNow)
-                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setTimeoutNow(response)));
+                    relay(callId, false, route("TimeoutNow", r.getGroupId(), r.getPeerId(), r.getServerId(), r,
+                            r.getSerializedSize(), RaftRequestHandler::handleTimeoutNow), PeerResult.Builder::setTimeoutNow);
                 }
                 case READ_INDEX -> {
                     ReadIndexRequest r = frame.getReadIndex();
-                    route("ReadIndex", r.getGroupId(), r.getPeerId(), r.getServerId(), r, r.getSerializedSize(),
-                            RaftRequestHandler::handleReadIndex)
-                            .whenComplete((response, error) -> answer(callId, error, false, b -> b.setReadIndex(response)));
+                    relay(callId, false, route("ReadIndex", r.getGroupId(), r.getPeerId(), r.getServerId(), r,
+                            r.getSerializedSize(), RaftRequestHandler::handleReadIndex), PeerResult.Builder::setReadIndex);
                 }
-                case REQUEST_NOT_SET -> answer(callId, Status.INVALID_ARGUMENT
-                        .withDescription("peer frame " + callId + " carries no request (a newer sender?)").asRuntimeException(),
-                        false, b -> { });
+                case REQUEST_NOT_SET -> relay(callId, false, refused(Status.INVALID_ARGUMENT
+                        .withDescription("peer frame " + callId + " carries no request (a newer sender?)")), (b, none) -> { });
             }
         }
 
-        private void answer(long callId, Throwable error, boolean mayWait, java.util.function.Consumer<PeerResult.Builder> response) {
-            PeerResult.Builder r = PeerResult.newBuilder().setCallId(callId);
-            if (error != null) {
-                Status status = statusOf(error);
-                r.setErrorCode(status.getCode().value()).setErrorMessage(String.valueOf(status.getDescription()));
-            } else {
-                response.accept(r);
-            }
-            answers.add(r.build(), !mayWait);
+        /** Queues the answer to frame {@code callId} once the node gives it: its response, or why there is none. */
+        private <R> void relay(long callId, boolean mayWait, CompletableFuture<R> answer, BiConsumer<PeerResult.Builder, R> setResponse) {
+            answer.whenComplete((response, error) -> {
+                PeerResult.Builder r = PeerResult.newBuilder().setCallId(callId);
+                if (error != null) {
+                    Status status = statusOf(error);
+                    r.setErrorCode(status.getCode().value()).setErrorMessage(String.valueOf(status.getDescription()));
+                } else {
+                    setResponse.accept(r, response);
+                }
+                answers.add(r.build(), !mayWait);
+            });
         }
 
         /** Writes one batch of answers; the coalescer never calls this from two threads at once, but the stream's end may race it. */
