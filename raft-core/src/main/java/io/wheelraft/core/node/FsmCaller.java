@@ -51,13 +51,13 @@ final class FsmCaller {
     private volatile long appliedIndex;
     private volatile long committedIndex;
     private volatile boolean stopped;
-    /** The last configuration applied (joint ones included), or the snapshot's or bootstrap one. */
     /**
      * The groups of a process mostly apply the same configuration: they share one copy of it
      * (kept for every replica for its snapshots) instead of each holding the entry it applied.
      */
     private static final WeakInterner<ConfigurationEntry> CONFIGURATIONS = new WeakInterner<>();
 
+    /** The last configuration applied (joint ones included), or the snapshot's or bootstrap one. */
     private volatile ConfigurationEntry appliedConfiguration;
     /** While a snapshot from the leader waits to be loaded, the log below it is being replaced: apply nothing. */
     private volatile boolean snapshotPending;
