@@ -380,8 +380,8 @@ public final class RocksDbLogStorage implements LogStorage {
     }
 
     /**
-     * Tells {@code listener} once of a RocksDB background error of the shared store (see
-     * {@link RocksDbStore}); a later call replaces the listener.
+     * Tells {@code listener} once of the shared store's first failure, a RocksDB background error
+     * or any group's failed write (see {@link RocksDbStore}); a later call replaces the listener.
      */
     @Override
     public void onAsyncFailure(Consumer<StorageException> listener) {

@@ -57,8 +57,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * manifest fail is moved aside whole ({@code <dir>.damaged-<UTC time>}, never deleted) and an empty
  * one opened in its place. Either kind is reported by every group's
  * {@link RocksDbLogStorage#damageFoundAtOpen()}, so the node fences itself and repairs from the
- * leader. A RocksDB background error (a failed flush or compaction, e.g. on a full disk) is
- * reported once to every group's {@link RocksDbLogStorage#onAsyncFailure} listener.
+ * leader. A RocksDB background error (a failed flush or compaction, e.g. on a full disk) or a
+ * failed write is reported once to every group's {@link RocksDbLogStorage#onAsyncFailure} listener.
  *
  * <p>Threading: thread-safe. Reads and writes hold a shared guard so {@link #close()} waits for
  * in-flight calls and later calls fail with {@link StorageException} instead of touching freed
@@ -97,6 +97,8 @@ public final class RocksDbStore implements AutoCloseable {
     private final Map<String, RocksDbLogStorage> openGroups = new HashMap<>();
     private final Map<String, RocksDbMetaStorage> openMetas = new HashMap<>();
     private final AsyncFailures asyncFailures;
+    /** How long {@link #close()} waits for RocksDB after a storage failure (see {@link #closeWithinBound}). */
+    static final long CLOSE_AFTER_FAILURE_MS = 10_000;
     private volatile String damageFoundAtOpen;
     private volatile boolean readOnly;
     private boolean closed;
@@ -142,8 +144,9 @@ public final class RocksDbStore implements AutoCloseable {
     }
 
     /**
-     * Tells every registered listener, once, of the first RocksDB background error. RocksDB calls
-     * {@link #fail} on one of its background threads; listeners may register from any thread.
+     * Tells every registered listener, once, of the store's first failure: a RocksDB background
+     * error (reported on one of RocksDB's threads) or a failed write. Listeners may register from
+     * any thread.
      */
     static final class AsyncFailures {
         private final Path dir;
@@ -167,10 +170,15 @@ public final class RocksDbStore implements AutoCloseable {
             listeners.remove(listener);
         }
 
+        boolean failed() {
+            return failure.get() != null;
+        }
+
+        /** Records the first failure ({@code operation}, e.g. "background flush") and tells every listener. */
         void fail(String operation, Status status) {
             String why = status == null ? "unknown error" : status.getCodeString()
                     + (status.getState() == null || status.getState().isEmpty() ? "" : ": " + status.getState());
-            StorageException e = new StorageException("RocksDB background " + operation + " failed in " + dir + ": " + why
+            StorageException e = new StorageException("RocksDB " + operation + " failed in " + dir + ": " + why
                     + "; the store can no longer promise durability");
             if (!failure.compareAndSet(null, e)) {
                 return;
@@ -516,6 +524,8 @@ public final class RocksDbStore implements AutoCloseable {
         Lock guard = enter();
         try {
             db.write(forceSync ? syncedWriteOptions : writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw writeFailed(e);
         } finally {
             guard.unlock();
         }
@@ -526,6 +536,8 @@ public final class RocksDbStore implements AutoCloseable {
         Lock guard = enter();
         try {
             db.write(unsyncedWriteOptions, batch);
+        } catch (RocksDBException e) {
+            throw writeFailed(e);
         } finally {
             guard.unlock();
         }
@@ -536,6 +548,8 @@ public final class RocksDbStore implements AutoCloseable {
         Lock guard = enter();
         try {
             db.put(cf, syncedWriteOptions, key, value);
+        } catch (RocksDBException e) {
+            throw writeFailed(e);
         } finally {
             guard.unlock();
         }
@@ -546,9 +560,23 @@ public final class RocksDbStore implements AutoCloseable {
         Lock guard = enter();
         try {
             db.delete(cf, syncedWriteOptions, key);
+        } catch (RocksDBException e) {
+            throw writeFailed(e);
         } finally {
             guard.unlock();
         }
+    }
+
+    /**
+     * A failed write means RocksDB has stopped accepting writes for every group in the store (a
+     * shared WAL), so every listener hears of it, not only the group whose write failed. This also
+     * covers background errors whose notice RocksJava drops: for a flush without a WAL
+     * ({@code BackgroundErrorReason} 5) its listener proxy throws before the listener runs, and the
+     * first sign is the next write failing.
+     */
+    private RocksDBException writeFailed(RocksDBException e) {
+        asyncFailures.fail("write", e.getStatus());
+        return e;
     }
 
     /** Runs {@code body} with a fresh iterator over {@code cf}, under the close guard. */
@@ -614,14 +642,61 @@ public final class RocksDbStore implements AutoCloseable {
                     LOG.warn("Could not sync the WAL of {} on close: {}", dir, e.getMessage());
                 }
             }
+            // Stop background work first, so no flush or compaction starts while closing. Nothing
+            // is lost: every write is in the WAL, and what was pending resumes at the next open.
+            boolean failed = hasFailed();
+            db.cancelAllBackgroundWork(false);
             logCf.close();
             confCf.close();
             defaultCf.close();
+            if (failed) {
+                closeWithinBound();
+                return;
+            }
             db.close();
             closeAll(nativeObjects);
             LOG.info("Closed RocksDB log store in {}", dir);
         } finally {
             exclusive.unlock();
+        }
+    }
+
+    /** True once RocksDB has reported a background error (flush, compaction, WAL write callback). */
+    private boolean hasFailed() {
+        if (asyncFailures.failed()) {
+            return true;
+        }
+        try {
+            return db.getLongProperty("rocksdb.background-errors") > 0;
+        } catch (RocksDBException e) {
+            return true;
+        }
+    }
+
+    /**
+     * Closes a store that has failed, waiting at most {@link #CLOSE_AFTER_FAILURE_MS}. On a disk
+     * that stays full, RocksDB's close can wait without end for a flush it retries every second;
+     * a node shutting down must still exit. If the bound passes, the native store is left to the
+     * process's exit (its lock stays held until then). Nothing acknowledged depends on the close:
+     * each synced write was durable when it returned.
+     */
+    private void closeWithinBound() {
+        Thread closer = new Thread(() -> {
+            db.close();
+            closeAll(nativeObjects);
+        }, "rocksdb-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(CLOSE_AFTER_FAILURE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            LOG.error("RocksDB in {} did not close within {} ms after its storage failure; it is left open until the "
+                    + "process exits. Free or replace the disk, then restart the node", dir, CLOSE_AFTER_FAILURE_MS);
+        } else {
+            LOG.info("Closed RocksDB log store in {} after its storage failure", dir);
         }
     }
 

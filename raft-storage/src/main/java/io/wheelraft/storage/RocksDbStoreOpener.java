@@ -109,6 +109,10 @@ final class RocksDbStoreOpener {
                     .setKeepLogFileNum(2)
                     .setRecycleLogFileNum(options.presizedWalBytes() > 0 ? RECYCLED_WAL_FILES : 0)
                     .setListeners(List.of(listener))
+                    // No automatic resume after a background error: the node has already been told
+                    // its store failed and stops until an operator restarts it. Left on, a resume
+                    // retrying on a full disk kept close() waiting forever (see BackgroundErrorListener).
+                    .setMaxBgErrorResumeCount(0)
                     .setStatsDumpPeriodSec(0));
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, smallOptions),
@@ -251,18 +255,33 @@ final class RocksDbStoreOpener {
         return new StorageException("cannot open RocksDB in " + dir + ": " + message, e);
     }
 
-    /** Forwards RocksDB's background errors (flush, compaction, write callbacks) to {@link RocksDbStore.AsyncFailures}. */
+    /**
+     * Forwards RocksDB's background errors (flush, compaction, write callbacks) to {@link
+     * RocksDbStore.AsyncFailures} and vetoes RocksDB's own recovery from them. RocksDB would
+     * otherwise poll for free space after a no-space error and retry flushes; on a disk that stays
+     * full, closing the store then waited for that recovery without end. A store that failed is
+     * repaired by restarting the node, which opens it afresh.
+     *
+     * <p>RocksJava 9.7 knows only some of RocksDB's error reasons: for a flush or manifest write
+     * without a WAL it throws inside its own proxy and neither method here is called. Such an
+     * error fails every later write, and the store reports the first of them to its listeners.
+     */
     private static final class BackgroundErrorListener extends AbstractEventListener {
         private final RocksDbStore.AsyncFailures failures;
 
         BackgroundErrorListener(RocksDbStore.AsyncFailures failures) {
-            super(EnabledEventCallback.ON_BACKGROUND_ERROR);
+            super(EnabledEventCallback.ON_BACKGROUND_ERROR, EnabledEventCallback.ON_ERROR_RECOVERY_BEGIN);
             this.failures = failures;
         }
 
         @Override
         public void onBackgroundError(BackgroundErrorReason reason, Status status) {
-            failures.fail(reason == null ? "operation" : reason.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), status);
+            failures.fail("background " + (reason == null ? "operation" : reason.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')), status);
+        }
+
+        @Override
+        public boolean onErrorRecoveryBegin(BackgroundErrorReason reason, Status status) {
+            return false;
         }
     }
 }
