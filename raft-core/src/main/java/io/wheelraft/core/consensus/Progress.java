@@ -22,6 +22,8 @@ final class Progress {
     boolean probeOutstanding;
     /** Clock (ms) of the last answer of any kind in the current term; check-quorum uses it. */
     long lastResponseMs;
+    /** It has answered this leader at least once (check-quorum may then count its live process, see {@link Replication#quorumRecentlyActive}). */
+    boolean answered;
     /** Sequence of the last append sent; answers echo it. */
     long sequence;
     /** Highest heartbeat round this follower answered in the current term. */

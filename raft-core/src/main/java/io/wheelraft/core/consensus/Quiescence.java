@@ -72,6 +72,11 @@ final class Quiescence {
         return quiet;
     }
 
+    /** The group may go quiet, so the transport reports silent peers (the node checks that at start). */
+    boolean enabled() {
+        return quiesceAfterMs > 0;
+    }
+
     /** Heartbeats carry {@code quiesce} (to the members that hold the whole log). */
     boolean asking() {
         return asking;

@@ -198,9 +198,16 @@ public final class RaftCore {
         }
     }
 
-    /** stepDownTimer fired on the leader: check-quorum. */
+    /**
+     * stepDownTimer fired on the leader: check-quorum. A group that may go quiet already trusts the
+     * transport's per-process watch to learn that a member is gone; it also counts a member that
+     * answered this leader and whose process that watch has not reported lost (liveness per
+     * process pair). Check-quorum only moves clients on from a cut-off leader: safety never rests
+     * on it, and a lease counts only from heartbeats a quorum acknowledged.
+     */
     public void onStepDownCheck(long nowMs) {
-        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs)) {
+        java.util.function.Predicate<PeerId> processLive = quiescence.enabled() ? quiescence::reachable : p -> false;
+        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs, processLive)) {
             STEP_DOWN_LOG.warn(nowMs, "{} steps down in term {}: no quorum answered within {} ms", label, term, config.electionTimeoutMs());
             becomeFollower(term, null, nowMs);
         }

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * The leader's replication to its followers and learners: one {@link Progress} each, pipelined
@@ -123,7 +124,7 @@ final class Replication implements PriorityHandover.Followers {
     /** Answers within the election timeout, and not fenced after a storage fault: fit to take over. */
     @Override
     public boolean healthy(PeerId peer, long nowMs) {
-        return recentlyActive(peer, nowMs) && !repairs.repairing(peer);
+        return recentlyActive(peer, nowMs, p -> false) && !repairs.repairing(peer);
     }
 
     /** Whether a member hosted at {@code endpoint} holds less of the log than {@code last}. */
@@ -156,13 +157,19 @@ final class Replication implements PriorityHandover.Followers {
     }
 
     /** True when a quorum (the leader counting itself) answered within the election timeout. */
-    boolean quorumRecentlyActive(Membership membership, long nowMs) {
-        return membership.hasQuorum(p -> p.equals(config.self()) || recentlyActive(p, nowMs));
+    boolean quorumRecentlyActive(Membership membership, long nowMs, Predicate<PeerId> processLive) {
+        return membership.hasQuorum(p -> p.equals(config.self()) || recentlyActive(p, nowMs, processLive));
     }
 
-    private boolean recentlyActive(PeerId p, long nowMs) {
+    /**
+     * Answered within an election timeout, or answered this leader before and its process is live
+     * by the transport's per-process watch ({@code processLive}). The second keeps a leader whose
+     * followers are only slow: when hundreds of groups elect at once after a process dies, the
+     * survivors answer late, and deposing their leaders for it made hundreds more elections.
+     */
+    private boolean recentlyActive(PeerId p, long nowMs, Predicate<PeerId> processLive) {
         Progress pr = progress.get(p);
-        return pr != null && nowMs - pr.lastResponseMs < config.electionTimeoutMs();
+        return pr != null && (nowMs - pr.lastResponseMs < config.electionTimeoutMs() || pr.answered && processLive.test(p));
     }
 
     /** Sends whatever each follower can take now (new entries, or a probe). */
@@ -349,6 +356,7 @@ final class Replication implements PriorityHandover.Followers {
             return false;
         }
         pr.lastResponseMs = nowMs;
+        pr.answered = true;
         if (resp.hasElectionPriority()) {
             pr.advertisedPriority = resp.getElectionPriority();
         }
@@ -466,6 +474,7 @@ final class Replication implements PriorityHandover.Followers {
             // Whatever state a stale answer left the progress in, the follower now durably holds
             // everything up to the snapshot.
             pr.lastResponseMs = nowMs;
+            pr.answered = true;
             pr.match = Math.max(pr.match, snapshotIndex);
             if (pr.state == Progress.State.SNAPSHOT) {
                 pr.becomeProbe();

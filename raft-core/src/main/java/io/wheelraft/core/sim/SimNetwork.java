@@ -44,6 +44,8 @@ public final class SimNetwork {
         boolean silent;
         /** Bumped at every restart: the liveness watch tells a restarted process from one that never went away. */
         int incarnation;
+        /** Added to the latency of every Raft answer it sends (not to liveness pings): see {@link #slowAnswersFrom}. */
+        int answerDelayMs;
 
         Process(String endpoint) {
             this.endpoint = endpoint;
@@ -166,6 +168,16 @@ public final class SimNetwork {
         p.incarnation++;
     }
 
+    /**
+     * Every Raft answer the process at {@code endpoint} sends takes {@code extraMs} longer (0: back
+     * to normal), while its liveness pings are answered as before: a process whose Raft work is
+     * backed up (thousands of groups electing at once on saturated cores) while its transport
+     * threads still answer the per-process watch.
+     */
+    public void slowAnswersFrom(String endpoint, int extraMs) {
+        processes.get(endpoint).answerDelayMs = extraMs;
+    }
+
     /** Splits processes into groups that cannot reach each other; unlisted ones form one more group. */
     @SafeVarargs
     public final void partition(List<String>... groups) {
@@ -269,7 +281,7 @@ public final class SimNetwork {
                 messagesDropped++;
                 return;
             }
-            later(latency(), () -> {
+            later(latency() + dest.answerDelayMs, () -> {
                 if (!src.alive || !dest.alive || !connected(from, target.endpoint())) {
                     return;
                 }

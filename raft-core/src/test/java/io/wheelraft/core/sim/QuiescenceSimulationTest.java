@@ -191,6 +191,41 @@ class QuiescenceSimulationTest {
         assertEquals(s.groupCount(), s.groupsWithLeader());
     }
 
+    /**
+     * Check-quorum counts a follower that answered this leader and whose process the liveness
+     * watch still hears: a leader whose followers answer later than an election timeout (their
+     * Raft work backed up, their transport still answering pings) keeps leading, where it used
+     * to step down and set off another election. A follower process the watch loses no longer
+     * counts, so a leader cut off from its followers still steps down.
+     */
+    @Test
+    void aLeaderWhoseFollowersOnlyAnswerLateKeepsLeadingUntilTheirProcessesGoSilent() {
+        SimGroups s = groups(29, 1);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        SimCluster g = s.group(0);
+        int leader = g.leaderIndex();
+        long term = g.node(leader).status().term();
+        List<Integer> followers = new ArrayList<>(List.of(0, 1, 2));
+        followers.remove(Integer.valueOf(leader));
+        for (int f : followers) {
+            s.network().slowAnswersFrom(g.peer(f).endpoint(), 2 * T); // past the append deadline (one election timeout)
+        }
+        g.node(leader).apply(new Task(CounterFsm.delta(1), st -> { })); // wakes the group: check-quorum runs again
+        s.runFor(10L * T);
+        assertTrue(g.node(leader).isLeader(), "the leader stepped down though its followers' processes answer the watch; " + s.replayHint());
+        assertEquals(term, g.node(leader).status().term(), "a new election ran; " + s.replayHint());
+
+        s.partition(List.of(leader), followers);
+        assertTrue(s.runUntil(() -> !g.node(leader).isLeader(), 10L * T),
+                "a leader cut off from its followers' processes did not step down; " + s.replayHint());
+        s.heal();
+        for (int f : followers) {
+            s.network().slowAnswersFrom(g.peer(f).endpoint(), 0);
+        }
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 40L * T), "not quiet again after the partition healed; " + s.replayHint());
+        assertEquals(1, s.groupsWithLeader());
+    }
+
     @Test
     void randomFaultsOnQuietGroupsStayLinearizable() {
         for (long seed = 1; seed <= 4; seed++) {
