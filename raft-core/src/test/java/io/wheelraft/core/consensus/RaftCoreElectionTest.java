@@ -64,6 +64,30 @@ class RaftCoreElectionTest {
         assertEquals(2, sent.get(0).vote().getTerm(), "pre-vote asks for term + 1");
     }
 
+    /**
+     * A follower that gave its vote to another candidate does not run its own pre-vote until that
+     * candidate has had half an election timeout to win and announce itself. A retry firing in
+     * between (its earlier round lost) once started a pre-vote the still-candidate winner
+     * granted, and the next term deposed the new leader.
+     */
+    @Test
+    void aFollowerThatVotedForAnotherCandidateLetsItAnnounceItselfBeforeItsOwnPreVote() {
+        CoreNode n = node(N3, 3);
+        n.core.handleAppendEntries(heartbeat(N1, 1), 100);
+        long granted = 100 + ELECTION_TIMEOUT_MS + 50; // the leader has been silent (quiet) for a timeout
+        assertTrue(n.core.handleRequestVote(voteRequest(N2, 2, 0, 0, false), granted).getGranted());
+        n.fx.takeOutbox();
+
+        n.core.onElectionRetry(granted + 100);
+        n.core.onElectionTimeout(granted + 100);
+        assertTrue(n.fx.takeOutbox().isEmpty(), "ran its own pre-vote while the candidate it voted for could still win");
+
+        n.core.onElectionRetry(granted + ELECTION_TIMEOUT_MS / 2);
+        List<RecordingEffects.Send> sent = n.fx.takeOutbox();
+        assertEquals(2, sent.size(), "the candidate never announced itself: campaign now");
+        assertTrue(sent.stream().allMatch(RecordingEffects.Send::isPreVote), sent.toString());
+    }
+
     @Test
     void preVoteBumpsNoTermAndRecordsNoVote() {
         CoreNode candidate = node(N1, 3);
