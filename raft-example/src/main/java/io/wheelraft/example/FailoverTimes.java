@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How long each group a killed process led went without a leader: from the kill until a poll of
- * the survivors first found one of them leading it. Each time is an upper bound, late by up to one
- * poll interval plus the poll's own round trip. Groups no survivor led by the end are unresolved.
+ * How long each group a killed process led went without a leader, two ways: until the survivor
+ * that leads it became leader, by that server's own record (same host, same clock as the kill);
+ * and until a poll of the survivors first found it led, an upper bound late by up to one poll
+ * interval plus the poll's round trip (and by as much as a busy survivor takes to answer). Groups
+ * no survivor led by the end are unresolved.
  *
  * <p>Not thread-safe: fed by the one thread that polls.
  */
@@ -15,11 +17,16 @@ final class FailoverTimes {
 
     private final int[] groups;
     private final long[] ledAfterNanos;
+    private final long[] electedAfterMs;
     private final long killNanos;
+    private final long killEpochMs;
     private int remaining;
 
-    /** @param victimGroups the groups the killed process led just before the kill (any order, no repeats) */
-    FailoverTimes(int[] victimGroups, long killNanos) {
+    /**
+     * @param victimGroups the groups the killed process led just before the kill (any order, no repeats)
+     * @param killEpochMs  the kill by the wall clock the servers' leadership records use
+     */
+    FailoverTimes(int[] victimGroups, long killNanos, long killEpochMs) {
         this.groups = victimGroups.clone();
         Arrays.sort(groups);
         for (int i = 1; i < groups.length; i++) {
@@ -29,16 +36,26 @@ final class FailoverTimes {
         }
         this.ledAfterNanos = new long[groups.length];
         Arrays.fill(ledAfterNanos, -1);
+        this.electedAfterMs = new long[groups.length];
         this.killNanos = killNanos;
+        this.killEpochMs = killEpochMs;
         this.remaining = groups.length;
     }
 
-    /** A survivor answered at {@code atNanos} that it leads {@code led}; groups not the victim's are ignored. */
-    void observe(List<Integer> led, long atNanos) {
-        for (int g : led) {
-            int i = Arrays.binarySearch(groups, g);
+    /**
+     * A survivor answered at {@code atNanos} that it leads {@code led}, each since {@code sinceEpochMs}
+     * (same order); groups not the victim's are ignored. A leadership that started before the kill
+     * (a group the victim had just lost) counts as 0.
+     */
+    void observe(List<Integer> led, List<Long> sinceEpochMs, long atNanos) {
+        if (sinceEpochMs.size() != led.size()) {
+            throw new IllegalArgumentException(led.size() + " led groups but " + sinceEpochMs.size() + " leadership starts");
+        }
+        for (int k = 0; k < led.size(); k++) {
+            int i = Arrays.binarySearch(groups, led.get(k));
             if (i >= 0 && ledAfterNanos[i] < 0) {
                 ledAfterNanos[i] = Math.max(0, atNanos - killNanos);
+                electedAfterMs[i] = Math.max(0, sinceEpochMs.get(k) - killEpochMs);
                 remaining--;
             }
         }
@@ -57,8 +74,21 @@ final class FailoverTimes {
         return remaining == 0;
     }
 
-    /** The resolved groups' times in milliseconds, sorted. */
-    long[] sortedMillis() {
+    /** The resolved groups' times until their new leader was elected (the servers' records), in milliseconds, sorted. */
+    long[] sortedElectedMillis() {
+        long[] out = new long[groups.length - remaining];
+        int n = 0;
+        for (int i = 0; i < groups.length; i++) {
+            if (ledAfterNanos[i] >= 0) {
+                out[n++] = electedAfterMs[i];
+            }
+        }
+        Arrays.sort(out);
+        return out;
+    }
+
+    /** The resolved groups' times until a poll saw them led, in milliseconds, sorted. */
+    long[] sortedSeenMillis() {
         return Arrays.stream(ledAfterNanos).filter(t -> t >= 0).map(TimeUnit.NANOSECONDS::toMillis).sorted().toArray();
     }
 

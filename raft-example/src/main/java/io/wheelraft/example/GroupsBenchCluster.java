@@ -101,8 +101,13 @@ final class GroupsBenchCluster implements AutoCloseable {
 
     /** {@code AdminService.LedGroups} of process {@code i}, answering within {@code timeoutMs}. */
     LedGroupsResponse ledGroups(int i, long timeoutMs) {
+        return ledGroups(i, timeoutMs, false);
+    }
+
+    /** As {@link #ledGroups(int, long)}; {@code withSince}: also since when each group has been led there. */
+    LedGroupsResponse ledGroups(int i, long timeoutMs, boolean withSince) {
         try {
-            return admins.get(i).ledGroups(timeoutMs);
+            return admins.get(i).ledGroups(timeoutMs, withSince);
         } catch (StatusRuntimeException e) {
             admins.get(i).reconnectNow();
             throw e;

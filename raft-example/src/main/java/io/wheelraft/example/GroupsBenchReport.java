@@ -72,14 +72,21 @@ final class GroupsBenchReport {
     }
 
     /**
-     * The kill phase: process {@code victim} (0-based) led {@code victimLed} groups; a survivor led
-     * each of {@code failoverMs.length} of them that long after the kill (sorted), and
-     * {@code unresolved} not within {@code timeoutMs}.
+     * The kill phase: process {@code victim} (0-based) led {@code victimLed} groups; a survivor
+     * became leader of each of {@code failoverMs.length} of them that long after the kill by its own
+     * record (sorted), and a poll saw each led {@code seenMs} after it (sorted); {@code unresolved}
+     * were not seen led within {@code timeoutMs}.
      */
-    record Kill(int victim, int victimLed, long[] failoverMs, int unresolved, long timeoutMs, long pollMs, LostWrites.Verdict writes) {
+    record Kill(int victim, int victimLed, long[] failoverMs, long[] seenMs, int unresolved, long timeoutMs, long pollMs,
+                LostWrites.Verdict writes) {
         /** Nearest-rank percentile over all the victim's groups; -1 when it falls among the unresolved. */
         long percentile(double q) {
             return FailoverTimes.percentile(failoverMs, unresolved, q);
+        }
+
+        /** As {@link #percentile}, for the time until a poll saw the group led. */
+        long seenPercentile(double q) {
+            return FailoverTimes.percentile(seenMs, unresolved, q);
         }
 
         long withinTarget() {
@@ -114,9 +121,11 @@ final class GroupsBenchReport {
         }
         Kill k = r.kill();
         if (k != null) {
-            b.append(String.format(Locale.ROOT, "; kill: %d of %d groups led again within %d s, p50/p99/max %s/%s/%s ms; lost acked %d of %d",
+            b.append(String.format(Locale.ROOT, "; kill: %d of %d groups led again within %d s, p50/p99/max %s/%s/%s ms "
+                            + "(seen by polling %s/%s/%s ms); lost acked %d of %d",
                     k.withinTarget(), k.victimLed(), FAILOVER_TARGET_MS / 1000, millis(k, k.percentile(0.50)), millis(k, k.percentile(0.99)),
-                    millis(k, k.percentile(1.0)), k.writes().lostIncrements(), k.writes().acked()));
+                    millis(k, k.percentile(1.0)), millis(k, k.seenPercentile(0.50)), millis(k, k.seenPercentile(0.99)),
+                    millis(k, k.seenPercentile(1.0)), k.writes().lostIncrements(), k.writes().acked()));
         }
         return b.toString();
     }
@@ -211,24 +220,27 @@ final class GroupsBenchReport {
     private static void killTable(StringBuilder b, List<Row> rows) {
         Kill first = rows.stream().map(Row::kill).filter(k -> k != null).findFirst().orElseThrow();
         b.append("\n**Kill.** While increments go to random groups of those written, `kill -9` of the process leading the most groups. ")
-                .append("For each group it led just before, the time from the kill until a survivor leads it: both survivors' ")
-                .append("`AdminService.LedGroups` polled every ").append(first.pollMs()).append(" ms, so each time is late by up to one poll ")
-                .append("and its round trip; percentiles are nearest-rank over all its groups, `> T` for groups not led again within the ")
+                .append("For each group it led just before, the time from the kill until a survivor became its leader, by that server's ")
+                .append("own record (`AdminService.LedGroups` with `with_since`; same host and clock as the kill), and until a poll of both ")
+                .append("survivors every ").append(first.pollMs()).append(" ms saw it led (late by up to one poll and its round trip, ")
+                .append("and by as long as a busy survivor takes to answer); percentiles are nearest-rank over all its groups, `> T` for ")
+                .append("groups not seen led within the ")
                 .append(first.timeoutMs() / 1000).append(" s limit. The writes go on a few seconds after; then every written group is read ")
                 .append("(linearizably) and its growth since a read before the writes compared with the counts: \"lost\" increments are acknowledged ")
                 .append("ones missing (growth below the acknowledged count), \"excess\" groups grew by more than acknowledged plus unknown.\n\n")
                 .append("| groups | killed | groups it led | led again within ").append(FAILOVER_TARGET_MS / 1000)
-                .append(" s | kill to leader p50 / p99 / max (ms) | groups written / checked | acknowledged | unknown | lost acknowledged | excess groups |\n")
-                .append("|---:|---:|---:|---:|---|---|---:|---:|---:|---:|\n");
+                .append(" s | kill to leader p50 / p99 / max (ms) | kill to seen led p50 / p99 / max (ms) | groups written / checked | acknowledged | unknown | lost acknowledged | excess groups |\n")
+                .append("|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|\n");
         for (Row r : rows) {
             Kill k = r.kill();
             if (k == null) {
                 continue;
             }
             LostWrites.Verdict v = k.writes();
-            b.append(String.format(Locale.ROOT, "| %d | process %d | %d | %d | %s / %s / %s | %d / %d | %d | %d | %d | %d |%n", r.groups(),
+            b.append(String.format(Locale.ROOT, "| %d | process %d | %d | %d | %s / %s / %s | %s / %s / %s | %d / %d | %d | %d | %d | %d |%n", r.groups(),
                     k.victim() + 1, k.victimLed(), k.withinTarget(), millis(k, k.percentile(0.50)), millis(k, k.percentile(0.99)),
-                    millis(k, k.percentile(1.0)), v.groupsWritten(), v.groupsChecked(), v.acked(), v.unknown(), v.lostIncrements(), v.excessGroups()));
+                    millis(k, k.percentile(1.0)), millis(k, k.seenPercentile(0.50)), millis(k, k.seenPercentile(0.99)),
+                    millis(k, k.seenPercentile(1.0)), v.groupsWritten(), v.groupsChecked(), v.acked(), v.unknown(), v.lostIncrements(), v.excessGroups()));
         }
     }
 

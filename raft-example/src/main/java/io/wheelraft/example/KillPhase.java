@@ -39,9 +39,10 @@ final class KillPhase {
                 cluster.checkAlive();
                 victim = busiestLeader(cluster);
                 int[] led = cluster.ledGroups(victim, POLL_TIMEOUT_MS).getNumberedList().stream().mapToInt(Integer::intValue).toArray();
+                long killEpochMs = System.currentTimeMillis();
                 long killNanos = System.nanoTime();
                 java.util.concurrent.CompletableFuture<Long> exited = cluster.kill(victim);
-                times = new FailoverTimes(led, killNanos);
+                times = new FailoverTimes(led, killNanos, killEpochMs);
                 pollSurvivors(cluster, victim, times, pollMs, killNanos + TimeUnit.SECONDS.toNanos(timeoutSecs));
                 Long exitNanos = exited.getNow(null);
                 System.err.println(Main.NAME + ": the killed server " + (exitNanos == null ? "had not exited yet"
@@ -56,7 +57,7 @@ final class KillPhase {
             }
             long[] after = LostWrites.read(channels, ids, TIMEOUT_MS);
             LostWrites.Verdict verdict = LostWrites.check(before, after, writes.acked(), writes.unknown(), writes.failed());
-            return new GroupsBenchReport.Kill(victim, times.victimGroups(), times.sortedMillis(), times.unresolved(),
+            return new GroupsBenchReport.Kill(victim, times.victimGroups(), times.sortedElectedMillis(), times.sortedSeenMillis(), times.unresolved(),
                     TimeUnit.SECONDS.toMillis(timeoutSecs), pollMs, verdict);
         }
     }
@@ -89,8 +90,8 @@ final class KillPhase {
                     continue;
                 }
                 try {
-                    LedGroupsResponse led = cluster.ledGroups(i, POLL_TIMEOUT_MS);
-                    times.observe(led.getNumberedList(), System.nanoTime());
+                    LedGroupsResponse led = cluster.ledGroups(i, POLL_TIMEOUT_MS, true);
+                    times.observe(led.getNumberedList(), led.getNumberedSinceMsList(), System.nanoTime());
                 } catch (StatusRuntimeException e) {
                     // busy or briefly unreachable: the next poll asks again
                 }

@@ -19,23 +19,28 @@ class GroupsBenchLogicTest {
     private static final long MS = 1_000_000;
 
     @Test
-    void failoverTimesCountFromTheKillToTheFirstPollThatFindsEachVictimGroupLed() {
+    void failoverTimesCountFromTheKillToTheLeadersOwnRecordAndToTheFirstPollThatFindsEachVictimGroupLed() {
         long kill = 5_000 * MS;
-        FailoverTimes t = new FailoverTimes(new int[]{9, 3, 7}, kill);
+        long killEpochMs = 1_700_000_000_000L;
+        FailoverTimes t = new FailoverTimes(new int[]{9, 3, 7}, kill, killEpochMs);
         assertEquals(3, t.unresolved());
-        t.observe(List.of(1, 3, 4), kill + 40 * MS); // 1 and 4 were never the victim's
-        t.observe(List.of(3, 9), kill + 65 * MS);     // 3 again: its first time stays
+        // 1 and 4 were never the victim's; 3 has led since 30 ms after the kill, seen at 40 ms
+        t.observe(List.of(1, 3, 4), List.of(killEpochMs - 9_000, killEpochMs + 30, killEpochMs + 35), kill + 40 * MS);
+        // 3 again: its first times stay; 9 led since before the kill (the victim had just lost it) counts as 0
+        t.observe(List.of(3, 9), List.of(killEpochMs + 60, killEpochMs - 5), kill + 65 * MS);
         assertEquals(1, t.unresolved());
         assertFalse(t.allLed());
-        t.observe(List.of(7), kill + 1_500 * MS);
+        t.observe(List.of(7), List.of(killEpochMs + 900), kill + 1_500 * MS); // a busy survivor answered the poll late
         assertTrue(t.allLed());
-        assertArrayEquals(new long[]{40, 65, 1_500}, t.sortedMillis());
+        assertArrayEquals(new long[]{0, 30, 900}, t.sortedElectedMillis());
+        assertArrayEquals(new long[]{40, 65, 1_500}, t.sortedSeenMillis());
         assertEquals(3, t.victimGroups());
+        assertThrows(IllegalArgumentException.class, () -> t.observe(List.of(3), List.of(), kill), "one start per led group");
     }
 
     @Test
     void aVictimGroupListedTwiceIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new FailoverTimes(new int[]{1, 2, 1}, 0));
+        assertThrows(IllegalArgumentException.class, () -> new FailoverTimes(new int[]{1, 2, 1}, 0, 0));
     }
 
     @Test

@@ -94,20 +94,26 @@ class GroupsBenchReportTest {
             times[i] = 100 + 10L * i; // 100 .. 1070 ms
         }
         var verdict = new LostWrites.Verdict(256, 250, 6, 40_000, 12, 3, 0, 0, 0);
-        var kill = new GroupsBenchReport.Kill(1, 100, times, 2, 30_000, 25, verdict);
+        long[] seen = new long[times.length];
+        for (int i = 0; i < seen.length; i++) {
+            seen[i] = times[i] + 20; // each poll saw it 20 ms after the leader's own record
+        }
+        var kill = new GroupsBenchReport.Kill(1, 100, times, seen, 2, 30_000, 25, verdict);
         var row = new GroupsBenchReport.Row(300, 8_000, 12_000, 300, null, null, kill);
         String table = GroupsBenchReport.table(SETUP, null, List.of(row));
         String line = table.lines().filter(l -> l.startsWith("| 300 ") && l.contains("process 2")).findFirst().orElseThrow();
         // 100 groups: 98 led again (p50 is the 50th: 590 ms), 2 never: p99 and max fall among those
-        assertEquals("| 300 | process 2 | 100 | 98 | 590 / > 30 s / > 30 s | 256 / 250 | 40000 | 12 | 0 | 0 |", line);
-        assertTrue(table.contains("polled every 25 ms"), table);
+        assertEquals("| 300 | process 2 | 100 | 98 | 590 / > 30 s / > 30 s | 610 / > 30 s / > 30 s | 256 / 250 | 40000 | 12 | 0 | 0 |", line);
+        assertTrue(table.contains("survivors every 25 ms"), table);
         String summary = GroupsBenchReport.summaryLine(row);
-        assertTrue(summary.contains("kill: 98 of 100 groups led again within 2 s, p50/p99/max 590/> 30 s/> 30 s ms; lost acked 0 of 40000"), summary);
+        assertTrue(summary.contains("kill: 98 of 100 groups led again within 2 s, p50/p99/max 590/> 30 s/> 30 s ms "
+                + "(seen by polling 610/> 30 s/> 30 s ms); lost acked 0 of 40000"), summary);
     }
 
     @Test
     void writesTheTableAndOnlyTheChartsOfPhasesThatRan(@TempDir Path dir) throws Exception {
-        var kill = new GroupsBenchReport.Kill(0, 3, new long[]{300, 400, 2_500}, 0, 30_000, 25, new LostWrites.Verdict(10, 10, 0, 500, 0, 0, 0, 0, 0));
+        var kill = new GroupsBenchReport.Kill(0, 3, new long[]{300, 400, 2_500}, new long[]{310, 420, 2_600}, 0, 30_000, 25,
+                new LostWrites.Verdict(10, 10, 0, 500, 0, 0, 0, 0, 0));
         GroupsBenchReport.write(dir, SETUP, null, List.of(new GroupsBenchReport.Row(10, 1_000, 2_000, 10, null, null, kill),
                 new GroupsBenchReport.Row(100, 1_000, 2_000, 100, null, null, kill)));
         assertTrue(Files.size(dir.resolve(GroupsBenchReport.TABLE)) > 0);

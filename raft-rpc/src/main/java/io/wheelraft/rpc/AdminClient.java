@@ -54,7 +54,12 @@ public final class AdminClient implements AutoCloseable {
      * and others by name; {@link #groupIds(LedGroupsResponse)} gives them all as ids.
      */
     public LedGroupsResponse ledGroups(long timeoutMs) {
-        return stub(timeoutMs).ledGroups(LedGroupsRequest.getDefaultInstance());
+        return ledGroups(timeoutMs, false);
+    }
+
+    /** As {@link #ledGroups(long)}; {@code withSince}: also when each group's node there became leader (its clock). */
+    public LedGroupsResponse ledGroups(long timeoutMs, boolean withSince) {
+        return stub(timeoutMs).ledGroups(LedGroupsRequest.newBuilder().setWithSince(withSince).build());
     }
 
     /** Every group id of a {@link #ledGroups} answer, numeric ones first, as strings. */

@@ -130,29 +130,41 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
     public void ledGroups(LedGroupsRequest request, StreamObserver<LedGroupsResponse> out) {
         int groups = 0;
         BitSet numbered = new BitSet();
-        HashSet<String> named = null;
+        // Only with_since: each led group's first leadership start (a group led by two nodes here keeps the earlier).
+        java.util.Map<Integer, Long> numberedSince = request.getWithSince() ? new java.util.HashMap<>() : null;
+        java.util.Map<String, Long> named = null;
         for (Node node : nodes.all()) {
             groups++;
             if (!node.isLeader()) {
                 continue;
             }
             String id = node.groupId();
+            long since = request.getWithSince() ? node.status().roleSince().toEpochMilli() : 0;
             int number = numberedId(id);
             if (number >= 0) {
                 numbered.set(number);
+                if (numberedSince != null) {
+                    numberedSince.merge(number, since, Math::min);
+                }
             } else {
                 if (named == null) {
-                    named = new HashSet<>();
+                    named = new java.util.LinkedHashMap<>();
                 }
-                named.add(id);
+                named.merge(id, since, Math::min);
             }
         }
         LedGroupsResponse.Builder b = LedGroupsResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true)).setGroups(groups);
         for (int g = numbered.nextSetBit(0); g >= 0; g = numbered.nextSetBit(g + 1)) {
             b.addNumbered(g);
+            if (numberedSince != null) {
+                b.addNumberedSinceMs(numberedSince.get(g));
+            }
         }
         if (named != null) {
-            b.addAllNamed(named);
+            b.addAllNamed(named.keySet());
+            if (request.getWithSince()) {
+                b.addAllNamedSinceMs(named.values());
+            }
         }
         reply(out, b.build());
     }

@@ -110,6 +110,24 @@ class AdminServiceTest {
     }
 
     @Test
+    void ledGroupsWithSinceGivesWhenEachLedGroupsNodeBecameLeaderInTheOrderOfTheLists() {
+        server.nodes().register(new FakeNode("7", self, self, Configuration.parse(self + ",127.0.0.1:2")));
+        server.nodes().register(new FakeNode("3", self, self, Configuration.parse(self + ",127.0.0.1:2")));
+        server.nodes().register(new FakeNode("8", self, PeerId.parse("127.0.0.1:2"), Configuration.parse(self + ",127.0.0.1:2")));
+        long since = java.time.Instant.parse("2026-01-02T03:04:05.123456Z").toEpochMilli(); // FakeNode's roleSince
+
+        var led = admin.ledGroups(TIMEOUT, true);
+        assertEquals(List.of(3, 7), led.getNumberedList());
+        assertEquals(List.of(since, since), led.getNumberedSinceMsList());
+        assertEquals(List.of("counter"), led.getNamedList());
+        assertEquals(List.of(since), led.getNamedSinceMsList());
+
+        var plain = admin.ledGroups(TIMEOUT);
+        assertEquals(List.of(3, 7), plain.getNumberedList());
+        assertEquals(0, plain.getNumberedSinceMsCount(), "without with_since no status is read");
+    }
+
+    @Test
     void onlyPlainDecimalIdsBelowTheLimitTravelAsNumbers() {
         assertEquals(0, AdminServiceImpl.numberedId("0"));
         assertEquals(99_999, AdminServiceImpl.numberedId("99999"));
