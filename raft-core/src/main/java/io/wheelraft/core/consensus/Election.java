@@ -712,7 +712,9 @@ final class Election {
                 }
             }
             case LOST -> {
-                LOST_ROUND_LOG.info(nowMs, "{} lost {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", t.term);
+                // The answer that decided the loss says why (the refusal's reason, or that none came in time).
+                LOST_ROUND_LOG.info(nowMs, "{} lost {} for term {} ({}: {})", core.label(), t.preVote ? "pre-vote" : "vote", t.term, from,
+                        !answered ? "no answer in time" : resp.getReason().isEmpty() ? "refused" : resp.getReason());
                 failedRounds++;
                 tally = null;
                 if (!t.preVote) {
