@@ -165,11 +165,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         snapshotLane = lanes.snapshotLane();
         snapshots = new SnapshotExecutor(name, fsm, logStorage, options.snapshotStorage(), snapIndex, this::onSnapshotSaved,
                 error -> lane.execute(() -> enterError(error)));
-        outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, inbound.peerAnswers(), rpcTimeoutMs(), voteTimeoutMs(),
+        outbox = new Outbox(self, transport, this::onLane, this::onLaneHere, inbound.peerAnswers(), rpcTimeoutMs(), this::voteTimeoutMs,
                 (to, leaderTerm, stillLeader, done) -> new SnapshotSender(groupId, self, to, leaderTerm, options.snapshotStorage(),
                         transport, snapshotLane, options.snapshotChunkBytes(), rpcTimeoutMs(), core.membership().isWitness(to), stillLeader, done),
                 leaderTerm -> !halted && mirror.role == Role.LEADER && mirror.term == leaderTerm,
-                new VotePathWarmup(groupId, self, transport, voteTimeoutMs(), this::handleRequestVote));
+                new VotePathWarmup(groupId, self, transport, baseVoteTimeoutMs(), this::handleRequestVote));
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
         core.enableQuiescence(options.quiesceAfterMs());
@@ -691,9 +691,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /**
      * A peer silent this long is treated as refusing, so a round with a hung peer ends before
      * the vote timer. Not shorter: a voter answers only after fsyncing its vote, which on a busy
-     * disk took over T/4 in the chaos runs, and a late grant is wasted.
+     * disk took over T/4 in the chaos runs, and a late grant is wasted. While rounds keep failing
+     * it grows with the election backoff, up to T (the vote timer's shortest round): after a
+     * process died under hundreds of groups, the survivors' answers took longer than T/2, and
+     * every round counted them as refusals and asked again, adding to what kept them late.
      */
     private long voteTimeoutMs() {
+        long base = baseVoteTimeoutMs();
+        return Math.max(base, Math.min(options.electionTimeoutMs(), base * core.electionBackoff()));
+    }
+
+    /** The vote timeout before any round failed: {@code max(2 heartbeat intervals, T/2)}. */
+    private long baseVoteTimeoutMs() {
         return Math.max(2L * options.heartbeatIntervalMs(), options.electionTimeoutMs() / 2);
     }
 

@@ -52,7 +52,7 @@ final class Outbox {
     private final Consumer<Runnable> postHere;
     private final Answers answers;
     private final long rpcTimeoutMs;
-    private final long voteTimeoutMs;
+    private final java.util.function.LongSupplier voteTimeoutMs;
     private final SenderFactory senderFactory;
     /** Is this node still leader of the given term (a transfer of an older term stops)? */
     private final LongPredicate leaderOf;
@@ -65,10 +65,11 @@ final class Outbox {
 
     /**
      * @param voteTimeoutMs a peer silent this long is treated as refusing, so a round with a hung
-     *                      peer ends before the vote timer
+     *                      peer ends before the vote timer (asked per request: it grows while rounds fail)
      */
     Outbox(PeerId self, RaftTransport transport, Consumer<Runnable> post, Consumer<Runnable> postHere, Answers answers,
-           long rpcTimeoutMs, long voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf, VotePathWarmup warmup) {
+           long rpcTimeoutMs, java.util.function.LongSupplier voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf,
+           VotePathWarmup warmup) {
         this.warmup = warmup;
         this.self = self;
         this.transport = transport;
@@ -85,7 +86,7 @@ final class Outbox {
         if (message instanceof Ready.VoteRequest v) {
             // Not postHere: winning a round writes the new term and vote synchronously, and that
             // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
-            transport.requestVote(v.to(), v.request(), voteTimeoutMs)
+            transport.requestVote(v.to(), v.request(), voteTimeoutMs.getAsLong())
                     .whenComplete((resp, err) -> post.accept(() -> answers.vote(v.to(), v.request(), resp, notHosted(err))));
         } else if (message instanceof Ready.AppendRequest a) {
             transport.appendEntries(a.to(), a.request(), rpcTimeoutMs)
