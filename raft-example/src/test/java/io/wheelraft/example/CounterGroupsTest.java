@@ -3,6 +3,7 @@ package io.wheelraft.example;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelraft.core.Node;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.PreferredLeader;
 import io.wheelraft.proto.GroupsSummaryResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +88,27 @@ class CounterGroupsTest {
         GroupsSummaryResponse summary = channels.groupsSummary(peers.get(0).endpoint(), 5_000);
         assertEquals(3, summary.getGroups());
         assertEquals(engines.get(0).leading(), summary.getLeaders());
+    }
+
+    /**
+     * Each group's preferred process (PreferredLeader, spread by group id) leads it, and leadership
+     * moved away by hand comes back to it: so a kill of one process fails over only the groups
+     * that prefer it, whatever earlier failovers left it leading.
+     */
+    @Test
+    void eachGroupIsLedByItsPreferredProcessAndLeadershipMovedAwayComesBack() throws Exception {
+        List<PeerId> sorted = peers.stream().sorted().toList();
+        for (String g : List.of("0", "1", "2")) {
+            int preferred = peers.indexOf(PreferredLeader.of(g, sorted));
+            LocalCluster.await("group " + g + " led by its preferred process " + peers.get(preferred), 20_000,
+                    () -> engines.get(preferred).node(g).isLeader());
+        }
+        int preferred = peers.indexOf(PreferredLeader.of("0", sorted));
+        PeerId elsewhere = peers.get((preferred + 1) % 3);
+        engines.get(preferred).node("0").transferLeadershipTo(elsewhere, st -> { });
+        LocalCluster.await("group 0 led elsewhere after the transfer", 20_000,
+                () -> engines.get((preferred + 1) % 3).node("0").isLeader());
+        LocalCluster.await("group 0 led by its preferred process again", 20_000, () -> engines.get(preferred).node("0").isLeader());
     }
 
     @Test

@@ -208,9 +208,7 @@ final class Election {
         if (best.isEmpty() || ownPriority() == 0 || WitnessRules.neverLeads(config, m)) {
             return false;
         }
-        int h = config.groupId().hashCode() * 0x9E3779B9; // spreads ids that differ only a little ("0", "1", ...)
-        h ^= h >>> 16;
-        return best.get(Math.floorMod(h, best.size())).equals(self);
+        return io.wheelraft.core.PreferredLeader.of(config.groupId(), best).equals(self);
     }
 
     /** Our failover turn if the current leader of the current term told us one, else 0. */
