@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -131,8 +132,8 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
         int groups = 0;
         BitSet numbered = new BitSet();
         // Only with_since: each led group's first leadership start (a group led by two nodes here keeps the earlier).
-        java.util.Map<Integer, Long> numberedSince = request.getWithSince() ? new java.util.HashMap<>() : null;
-        java.util.Map<String, Long> named = null;
+        Map<Integer, Long> numberedSince = request.getWithSince() ? new HashMap<>() : null;
+        Map<String, Long> named = null;
         for (Node node : nodes.all()) {
             groups++;
             if (!node.isLeader()) {
@@ -148,7 +149,7 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
                 }
             } else {
                 if (named == null) {
-                    named = new java.util.LinkedHashMap<>();
+                    named = new LinkedHashMap<>();
                 }
                 named.merge(id, since, Math::min);
             }

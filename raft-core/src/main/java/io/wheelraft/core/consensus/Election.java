@@ -1,6 +1,7 @@
 package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.PreferredLeader;
 import io.wheelraft.core.Role;
 import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.proto.RequestVoteRequest;
@@ -208,7 +209,7 @@ final class Election {
         if (best.isEmpty() || ownPriority() == 0 || WitnessRules.neverLeads(config, m)) {
             return false;
         }
-        return io.wheelraft.core.PreferredLeader.of(config.groupId(), best).equals(self);
+        return PreferredLeader.of(config.groupId(), best).equals(self);
     }
 
     /** Our failover turn if the current leader of the current term told us one, else 0. */

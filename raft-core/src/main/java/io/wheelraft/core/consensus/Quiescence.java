@@ -72,9 +72,13 @@ final class Quiescence {
         return quiet;
     }
 
-    /** The group may go quiet, so the transport reports silent peers (the node checks that at start). */
-    boolean enabled() {
-        return quiesceAfterMs > 0;
+    /**
+     * Whether check-quorum may count {@code p}'s process as live: only in a group that may go quiet
+     * (the node then checks at start that the transport reports silent peers) and while no report
+     * of that process being lost or silent stands.
+     */
+    boolean processLive(PeerId p) {
+        return quiesceAfterMs > 0 && reachable(p);
     }
 
     /** Heartbeats carry {@code quiesce} (to the members that hold the whole log). */

@@ -206,8 +206,7 @@ public final class RaftCore {
      * on it, and a lease counts only from heartbeats a quorum acknowledged.
      */
     public void onStepDownCheck(long nowMs) {
-        java.util.function.Predicate<PeerId> processLive = quiescence.enabled() ? quiescence::reachable : p -> false;
-        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs, processLive)) {
+        if (role == Role.LEADER && !quiet() && !replication.quorumRecentlyActive(memberships.current(), nowMs, quiescence::processLive)) {
             STEP_DOWN_LOG.warn(nowMs, "{} steps down in term {}: no quorum answered within {} ms", label, term, config.electionTimeoutMs());
             becomeFollower(term, null, nowMs);
         }

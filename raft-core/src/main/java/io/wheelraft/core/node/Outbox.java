@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * Sends what a {@link Ready} batch says to send, through the transport, and brings each answer
@@ -52,7 +53,7 @@ final class Outbox {
     private final Consumer<Runnable> postHere;
     private final Answers answers;
     private final long rpcTimeoutMs;
-    private final java.util.function.LongSupplier voteTimeoutMs;
+    private final LongSupplier voteTimeoutMs;
     private final SenderFactory senderFactory;
     /** Is this node still leader of the given term (a transfer of an older term stops)? */
     private final LongPredicate leaderOf;
@@ -68,7 +69,7 @@ final class Outbox {
      *                      peer ends before the vote timer (asked per request: it grows while rounds fail)
      */
     Outbox(PeerId self, RaftTransport transport, Consumer<Runnable> post, Consumer<Runnable> postHere, Answers answers,
-           long rpcTimeoutMs, java.util.function.LongSupplier voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf,
+           long rpcTimeoutMs, LongSupplier voteTimeoutMs, SenderFactory senderFactory, LongPredicate leaderOf,
            VotePathWarmup warmup) {
         this.warmup = warmup;
         this.self = self;
