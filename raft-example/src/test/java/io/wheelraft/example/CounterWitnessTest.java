@@ -97,6 +97,9 @@ class CounterWitnessTest {
         CliRun get = run("client", "--peers", witness.endpoint() + "," + peers.get(0).endpoint() + "," + peers.get(1).endpoint(), "get");
         assertEquals("5\n", get.out());
 
+        // The witness's line names the leader once the leader has reached it; on a loaded machine
+        // its first connection to the witness (started last) can still be in reconnect backoff here.
+        LocalCluster.await("the witness hearing from the leader", 10_000, () -> servers.get(2).status().leader() != null);
         CliRun status = run("status", "--peers", list());
         assertEquals(0, status.code());
         String[] lines = status.out().split("\n");
