@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
@@ -29,8 +30,9 @@ import java.util.zip.CRC32C;
  *
  * <p>Durability: each change is one put written with {@code sync}, whatever the store's own
  * sync option, so it is on disk before {@link #setTermAndVote} returns. A single put is atomic in
- * RocksDB. Synced puts of different groups issued at the same time from different threads are
- * written and synced together by RocksDB's write grouping (one WAL sync for the lot).
+ * RocksDB. {@link #setTermAndVoteLater} (what a node uses) hands the put to the store's
+ * {@link MetaSyncQueue}, which writes the puts of every group queued meanwhile in one synced
+ * write: thousands of groups changing term at once cost a few syncs, and no Raft thread waits.
  *
  * <p>Damage: a value that is too short, of an unknown layout or format version, fails its
  * checksum, does not parse or names an invalid peer is refused at open with a
@@ -169,6 +171,42 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
             throw new IllegalArgumentException("term must not be negative, got " + term);
         }
         write(new State(term, votedFor, state.repairing()), "term " + term + " and vote " + votedFor);
+    }
+
+    @Override
+    public boolean writesLater() {
+        return true;
+    }
+
+    @Override
+    public void setTermAndVoteLater(long term, PeerId votedFor, Consumer<RuntimeException> done) {
+        if (term < 0) {
+            throw new IllegalArgumentException("term must not be negative, got " + term);
+        }
+        State next = new State(term, votedFor, state.repairing());
+        String what = "term " + term + " and vote " + votedFor;
+        MetaSyncQueue queue;
+        try {
+            synchronized (this) {
+                checkOpen();
+            }
+            queue = store.metaSyncQueue();
+        } catch (RuntimeException e) {
+            done.accept(new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": " + e.getMessage(), e));
+            return;
+        }
+        queue.submit(new MetaSyncQueue.Put(RocksDbStore.metaKey(groupId), encode(next), failure -> {
+            if (failure != null) {
+                done.accept(new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": "
+                        + failure.getMessage(), failure));
+                return;
+            }
+            synchronized (this) {
+                state = next;
+                stored = true;
+            }
+            done.accept(null);
+        }));
     }
 
     @Override

@@ -102,6 +102,8 @@ public final class RocksDbStore implements AutoCloseable {
     private volatile String damageFoundAtOpen;
     private volatile boolean readOnly;
     private boolean closed;
+    /** Null until a group first writes its term and vote through it. */
+    private MetaSyncQueue metaSyncQueue;
 
     RocksDbStore(Path dir, RocksDbStoreOptions options, List<AutoCloseable> nativeObjects, RocksDB db,
                  List<ColumnFamilyHandle> handles, WriteOptions writeOptions, ReadOptions readOptions,
@@ -343,6 +345,15 @@ public final class RocksDbStore implements AutoCloseable {
         RocksDbMetaStorage meta = RocksDbMetaStorage.open(this, groupId);
         openMetas.put(groupId, meta);
         return meta;
+    }
+
+    /** The queue that syncs many groups' term and vote writes together, started on first use. */
+    synchronized MetaSyncQueue metaSyncQueue() {
+        checkOpen();
+        if (metaSyncQueue == null) {
+            metaSyncQueue = new MetaSyncQueue(this);
+        }
+        return metaSyncQueue;
     }
 
     synchronized void release(String groupId, RocksDbMetaStorage meta) {
@@ -617,9 +628,14 @@ public final class RocksDbStore implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> groups;
+        MetaSyncQueue syncQueue;
         synchronized (this) {
             groups = new ArrayList<>(openGroups.values());
             groups.addAll(openMetas.values());
+            syncQueue = metaSyncQueue;
+        }
+        if (syncQueue != null) {
+            syncQueue.close(); // before the exclusive guard: its last write needs the shared one
         }
         for (AutoCloseable group : groups) {
             try {

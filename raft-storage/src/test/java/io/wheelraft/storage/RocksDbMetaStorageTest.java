@@ -350,4 +350,64 @@ class RocksDbMetaStorageTest {
             // full
         }
     }
+
+    @Test
+    void writesLaterOfManyGroupsShareSyncsAndAreReadableOnceDurableAndAfterReopen() throws Exception {
+        int groups = 2_000;
+        PeerId voter = PeerId.parse("10.0.0.9:8080");
+        withStore(store -> {
+            List<RocksDbMetaStorage> metas = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                metas.add(store.metaStorage("g" + g));
+            }
+            java.util.concurrent.CountDownLatch durable = new java.util.concurrent.CountDownLatch(groups);
+            List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int g = 0; g < groups; g++) {
+                RocksDbMetaStorage meta = metas.get(g);
+                long term = g + 1;
+                assertTrue(meta.writesLater());
+                meta.setTermAndVoteLater(term, voter, failure -> {
+                    if (failure != null) {
+                        failures.add(failure);
+                    } else if (meta.term() != term || !voter.equals(meta.votedFor())) {
+                        failures.add(new IllegalStateException("group " + term + " reads " + meta.term() + " once durable"));
+                    }
+                    durable.countDown();
+                });
+            }
+            try {
+                assertTrue(durable.await(60, java.util.concurrent.TimeUnit.SECONDS), "writes left: " + durable.getCount());
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertEquals(List.of(), failures);
+            MetaSyncQueue queue = store.metaSyncQueue();
+            assertEquals(groups, queue.puts());
+            assertTrue(queue.writes() < groups / 4, "2,000 groups took " + queue.writes() + " synced writes; they should share them");
+            metas.forEach(RocksDbMetaStorage::close);
+            return null;
+        });
+        withStore(store -> {
+            for (int g = 0; g < groups; g++) {
+                try (RocksDbMetaStorage meta = store.metaStorage("g" + g)) {
+                    assertEquals(g + 1, meta.term());
+                    assertEquals(voter, meta.votedFor());
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aWriteLaterToAClosedStoreFailsThroughItsCallback() {
+        RocksDbStore store = RocksDbStore.open(dir(), RocksDbStoreOptions.defaults().withPresizedWalBytes(0));
+        RocksDbMetaStorage meta = store.metaStorage("g");
+        store.close();
+        List<RuntimeException> outcome = new ArrayList<>();
+        meta.setTermAndVoteLater(4, null, outcome::add);
+        assertEquals(1, outcome.size());
+        assertTrue(outcome.get(0) instanceof StorageException, outcome.toString());
+        assertTrue(outcome.get(0).getMessage().contains("group 'g'"), outcome.get(0).getMessage());
+        assertEquals(0, meta.term(), "a failed write changes nothing");
+    }
 }

@@ -176,7 +176,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
         }
-        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOut, this::now, this::onLaneOr, this::notRunning, mirror,
+        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOutNow, this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
@@ -188,7 +188,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, timerSteps.events());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake)));
+                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake)), lane, () -> halted);
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());
@@ -712,9 +712,18 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         carryOut();
     }
 
-    /** Carries out the core's batch: see {@link ReadyCarrier#carryOut(Ready, Runnable)} for the order. */
+    /**
+     * Carries out the core's batch (see {@link ReadyCarrier} for the order). When it waits for a
+     * term and vote write, the rest runs after the current lane task: use it last in a task, or
+     * {@link #carryOutNow}.
+     */
     void carryOut() {
         carrier.carryOut(core.ready());
+    }
+
+    /** Carries out the core's batch completely before returning. */
+    void carryOutNow() {
+        carrier.carryOutNow(core.ready());
     }
 
     private final class DiskListener implements LogWriter.Listener {

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Instant;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -45,13 +46,28 @@ final class NodeSink implements ReadyCarrier.Sink {
     public void persistHardState(long term, PeerId votedFor) {
         long start = System.nanoTime();
         p.options().metaStorage().setTermAndVote(term, votedFor); // a failure stops the node (NodeImpl.onLaneFailure)
+        hardStateDurable(term, votedFor);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
+        }
+    }
+
+    @Override
+    public boolean writesHardStateLater() {
+        return p.options().metaStorage().writesLater();
+    }
+
+    @Override
+    public void persistHardStateLater(long term, PeerId votedFor, Consumer<RuntimeException> done) {
+        p.options().metaStorage().setTermAndVoteLater(term, votedFor, done);
+    }
+
+    @Override
+    public void hardStateDurable(long term, PeerId votedFor) {
         if (term != roleSinceTerm) {
             dateRole(term); // a follower moving to a newer term gets no role change from the core (same role, no leader)
         }
         p.mirror().term = term;
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: term {} and vote {} durable in {} us", p.name(), term, votedFor, (System.nanoTime() - start) / 1000);
-        }
     }
 
     @Override

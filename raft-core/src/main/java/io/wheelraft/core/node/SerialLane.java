@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -13,6 +14,11 @@ import java.lang.invoke.VarHandle;
  * Runs tasks one at a time, in submission order, on a shared executor: the single owner of a
  * piece of state (a node's Raft state, its disk writes, its apply loop) without a thread of its
  * own. Many lanes share one bounded pool. {@link #execute} is safe from any thread.
+ *
+ * <p>A task may {@linkplain #pauseAfterCurrentTask() pause} the lane while it waits for
+ * something slow that happens elsewhere (a node's term and vote being synced together with other
+ * groups'): the pool thread goes on to other lanes, nothing else of this lane runs, and
+ * {@link #resumeWith} runs the continuation before any task queued meanwhile.
  */
 public final class SerialLane implements Executor {
 
@@ -41,6 +47,14 @@ public final class SerialLane implements Executor {
     /** Whether a drain is queued or running (a field and not an AtomicBoolean: one object less per lane). */
     @SuppressWarnings("unused") // accessed through SCHEDULED
     private volatile boolean scheduled;
+    /** Continuations given to {@link #resumeWith}: they run before {@link #tasks}. */
+    private final Queue<Runnable> continuations = new ConcurrentLinkedQueue<>();
+    private static final int RUNNING = 0;
+    /** A task asked to pause; the drain parks when that task returns, unless resumed first. */
+    private static final int PAUSE_REQUESTED = 1;
+    /** Parked: no drain runs (and {@code scheduled} stays true, so none is started) until resumed. */
+    private static final int PARKED = 2;
+    private final AtomicInteger pause = new AtomicInteger(RUNNING);
     /** Gets a task's failure first; true means it was handled and is not logged. */
     private final java.util.function.Predicate<Throwable> failureHandler;
 
@@ -88,9 +102,48 @@ public final class SerialLane implements Executor {
         }
     }
 
+    /**
+     * Called by the running task: once it returns, the lane runs nothing more until
+     * {@link #resumeWith} (which may come first, even from inside the task; then the lane does not
+     * stop). Lane thread only.
+     */
+    void pauseAfterCurrentTask() {
+        pause.set(PAUSE_REQUESTED);
+    }
+
+    /**
+     * Ends a pause: {@code continuation} runs on the lane before every task queued so far. Safe
+     * from any thread. Without a pause it just runs next (a continuation that finds its work done,
+     * as when the paused task waited for it itself, does nothing).
+     */
+    void resumeWith(Runnable continuation) {
+        continuations.add(continuation);
+        while (true) {
+            int state = pause.get();
+            if (state == PAUSE_REQUESTED) {
+                if (pause.compareAndSet(PAUSE_REQUESTED, RUNNING)) {
+                    return; // the pausing task still runs: its drain goes on with the continuation
+                }
+            } else if (state == PARKED) {
+                if (pause.compareAndSet(PARKED, RUNNING)) {
+                    pool.execute(this::drain); // scheduled stayed true while parked
+                    return;
+                }
+            } else {
+                if (SCHEDULED.compareAndSet(this, false, true)) {
+                    pool.execute(this::drain);
+                }
+                return;
+            }
+        }
+    }
+
     private void drain() {
         for (int i = 0; i < BATCH; i++) {
-            Runnable r = tasks.poll();
+            Runnable r = continuations.poll();
+            if (r == null) {
+                r = tasks.poll();
+            }
             if (r == null) {
                 break;
             }
@@ -101,10 +154,13 @@ public final class SerialLane implements Executor {
                     LOG.error("task on lane {} failed", name(), t);
                 }
             }
+            if (pause.get() == PAUSE_REQUESTED && pause.compareAndSet(PAUSE_REQUESTED, PARKED)) {
+                return; // parked: scheduled stays true, so no other drain starts until resumeWith
+            }
         }
         scheduled = false;
         // Re-check: a task added between the last poll and the flag reset must not be stranded.
-        if (!tasks.isEmpty() && SCHEDULED.compareAndSet(this, false, true)) {
+        if ((!tasks.isEmpty() || !continuations.isEmpty()) && SCHEDULED.compareAndSet(this, false, true)) {
             pool.execute(this::drain);
         }
     }

@@ -2,6 +2,8 @@ package io.wheelraft.core.spi;
 
 import io.wheelraft.core.PeerId;
 
+import java.util.function.Consumer;
+
 /**
  * Persists a node's current term and the peer it voted for in that term. {@link #setTermAndVote}
  * is atomic and durable when it returns: a node grants a vote or sends a message of a new term
@@ -21,6 +23,33 @@ public interface RaftMetaStorage extends AutoCloseable {
      * @throws StorageException on I/O failure
      */
     void setTermAndVote(long term, PeerId votedFor);
+
+    /**
+     * Whether {@link #setTermAndVoteLater} returns before the write is durable, so that the node
+     * waits for it without holding a thread: true for a storage that syncs the writes of many
+     * groups together. False by default.
+     */
+    default boolean writesLater() {
+        return false;
+    }
+
+    /**
+     * Starts the atomic, durable write of {@code term} and {@code votedFor}; {@code done} runs once
+     * with null when it is durable ({@link #term()} and {@link #votedFor()} return the new values
+     * from then on) or with the {@link StorageException} it failed with (nothing changed). It may
+     * run on any thread, before or after this method returns, and must be quick (it only hands the
+     * rest of the node's work back to the node's own thread). A node starts no other write of this
+     * storage before {@code done} ran. The default writes synchronously.
+     */
+    default void setTermAndVoteLater(long term, PeerId votedFor, Consumer<RuntimeException> done) {
+        try {
+            setTermAndVote(term, votedFor);
+        } catch (RuntimeException e) {
+            done.accept(e);
+            return;
+        }
+        done.accept(null);
+    }
 
     /**
      * True while this node may be missing log entries it acknowledged before a storage fault (a

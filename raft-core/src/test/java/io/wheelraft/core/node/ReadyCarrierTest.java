@@ -279,4 +279,140 @@ class ReadyCarrierTest {
         return LogEntry.newBuilder().setTerm(1).setIndex(index).setType(EntryType.ENTRY_TYPE_DATA)
                 .setData(ByteString.copyFromUtf8("e" + index)).build();
     }
+
+    // ---------------------------------------------------------------- term and vote written later (a paused lane)
+
+    /** A sink whose meta storage writes later: the test completes each write by hand. */
+    private static final class LaterSink extends RecordingSink {
+        final List<java.util.function.Consumer<RuntimeException>> writesUnderWay = new ArrayList<>();
+
+        @Override
+        public boolean writesHardStateLater() {
+            return true;
+        }
+
+        @Override
+        public void persistHardStateLater(long term, PeerId votedFor, java.util.function.Consumer<RuntimeException> done) {
+            actions.add("hardState started " + term + " " + votedFor);
+            writesUnderWay.add(done);
+        }
+
+        @Override
+        public void hardStateDurable(long term, PeerId votedFor) {
+            actions.add("hardState durable " + term + " " + votedFor);
+        }
+
+        void complete(RuntimeException failure) {
+            writesUnderWay.remove(0).accept(failure);
+        }
+    }
+
+    private final java.util.ArrayDeque<Runnable> lanePool = new java.util.ArrayDeque<>();
+    private final List<Throwable> laneFailures = new ArrayList<>();
+    private final SerialLane lane = new SerialLane("n", lanePool::add, t -> laneFailures.add(t));
+    private final LaterSink laterSink = new LaterSink();
+    private boolean halted;
+    private final ReadyCarrier laterCarrier = new ReadyCarrier(laterSink, lane, () -> halted);
+
+    private void runLane() {
+        Runnable r;
+        while ((r = lanePool.poll()) != null) {
+            r.run();
+        }
+    }
+
+    private static RequestVoteRequest voteFromN1(long term) {
+        return RequestVoteRequest.newBuilder().setGroupId("g").setServerId(N1.toString()).setTerm(term).build();
+    }
+
+    @Test
+    void aVoteWrittenLaterIsAnsweredOnlyOnceDurableAndTheLaneRunsNothingMeanwhile() {
+        RaftCore core = core(N2);
+        List<String> laneRan = new ArrayList<>();
+        CompletableFuture<RequestVoteResponse> answer = new CompletableFuture<>();
+        lane.execute(() -> {
+            RequestVoteResponse grant = core.handleRequestVote(voteFromN1(1), LATER);
+            laterCarrier.carryOutAnswering(core.ready(), grant, answer);
+        });
+        lane.execute(() -> laneRan.add("a task queued behind the vote"));
+        runLane();
+        assertEquals(List.of("hardState started 1 " + N1), laterSink.actions);
+        assertFalse(answer.isDone(), "the grant left before the vote was durable");
+        assertTrue(laneRan.isEmpty(), "the lane ran another task while the vote was being written");
+
+        laterSink.complete(null);
+        runLane();
+        assertTrue(answer.join().getGranted());
+        assertEquals("hardState durable 1 " + N1, laterSink.actions.get(1), laterSink.actions.toString());
+        assertEquals(List.of("a task queued behind the vote"), laneRan);
+        assertTrue(core.ready().isEmpty());
+    }
+
+    @Test
+    void aCandidacyWrittenLaterSendsOnlyItsVoteRequestsBeforeTheWriteIsDurable() {
+        RaftCore core = core(N1);
+        winPreVote(core);
+        lane.execute(() -> laterCarrier.carryOut(core.ready()));
+        runLane();
+        assertEquals(List.of("send VoteRequest " + N2, "send VoteRequest " + N3, "hardState started 1 " + N1), laterSink.actions);
+        laterSink.complete(null);
+        runLane();
+        assertEquals(List.of("hardState durable 1 " + N1, "event RoleChanged"), laterSink.actions.subList(3, 5),
+                laterSink.actions.toString());
+        assertEquals(2, laterSink.count("send VoteRequest"), "each vote request leaves once: " + laterSink.actions);
+    }
+
+    @Test
+    void aFailedWriteLaterLetsNothingOfTheBatchHappenFailsTheAnswerAndReachesTheLanesFailureHandler() {
+        RaftCore core = core(N2);
+        CompletableFuture<RequestVoteResponse> answer = new CompletableFuture<>();
+        lane.execute(() -> laterCarrier.carryOutAnswering(core.ready(), core.handleRequestVote(voteFromN1(1), LATER), answer));
+        runLane();
+        laterSink.complete(new StorageException("meta write failed: disk full"));
+        runLane();
+        assertEquals(List.of("hardState started 1 " + N1), laterSink.actions, "something of a vote not on disk happened");
+        assertTrue(answer.isCompletedExceptionally(), "the caller must hear the vote failed");
+        assertEquals(1, laneFailures.size());
+        assertTrue(laneFailures.get(0) instanceof StorageException, laneFailures.toString());
+        assertTrue(core.ready().isEmpty());
+    }
+
+    @Test
+    void aStepLaterInTheSameTaskWaitsForThePausedBatchAndKeepsTheOrder() throws Exception {
+        RaftCore core = core(N2);
+        CompletableFuture<RequestVoteResponse> answer = new CompletableFuture<>();
+        answer.thenRun(() -> laterSink.actions.add("vote answered"));
+        java.util.concurrent.ExecutorService disk = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            lane.execute(() -> {
+                laterCarrier.carryOutAnswering(core.ready(), core.handleRequestVote(voteFromN1(1), LATER), answer);
+                disk.execute(() -> laterSink.complete(null)); // durable a moment later, on another thread
+                core.onElectionTimeout(LATER + 1); // a second step in the same task (a follower of term 1: nothing to say)
+                laterCarrier.carryOutNow(core.ready());
+                laterSink.actions.add("second step done");
+            });
+            runLane();
+        } finally {
+            disk.shutdown();
+        }
+        int answered = laterSink.actions.indexOf("vote answered");
+        assertTrue(answered > laterSink.actions.indexOf("hardState durable 1 " + N1), laterSink.actions.toString());
+        assertTrue(answered < laterSink.actions.indexOf("second step done"), laterSink.actions.toString());
+        runLane(); // the resumed continuation finds its work done
+        assertEquals(1, laterSink.count("vote answered"));
+        assertTrue(laneFailures.isEmpty(), laneFailures.toString());
+    }
+
+    @Test
+    void aBatchStillPausedWhenTheNodeIsHaltedIsDropped() {
+        RaftCore core = core(N2);
+        CompletableFuture<RequestVoteResponse> answer = new CompletableFuture<>();
+        lane.execute(() -> laterCarrier.carryOutAnswering(core.ready(), core.handleRequestVote(voteFromN1(1), LATER), answer));
+        runLane();
+        halted = true;
+        laterSink.complete(null);
+        runLane();
+        assertEquals(List.of("hardState started 1 " + N1), laterSink.actions);
+        assertTrue(answer.isCompletedExceptionally());
+    }
 }

@@ -126,4 +126,77 @@ class SerialLaneTest {
         assertEquals(0, overlaps.get());
         assertEquals(threads * perThread, seen[0]);
     }
+
+    @Test
+    void aPausedLaneRunsNothingUntilResumedAndThenTheContinuationFirst() {
+        SerialLane lane = new SerialLane("t", pool::add);
+        List<String> ran = new ArrayList<>();
+        lane.execute(() -> {
+            ran.add("pausing task");
+            lane.pauseAfterCurrentTask();
+        });
+        lane.execute(() -> ran.add("queued before the pause"));
+        runPool();
+        lane.execute(() -> ran.add("queued while paused"));
+        lane.executeHere(() -> ran.add("offered here while paused"));
+        runPool();
+        assertEquals(List.of("pausing task"), ran, "a paused lane runs no queued task, on the pool or on a caller");
+        assertTrue(pool.isEmpty(), "no drain is started while paused");
+
+        lane.resumeWith(() -> ran.add("continuation"));
+        runPool();
+        assertEquals(List.of("pausing task", "continuation", "queued before the pause", "queued while paused",
+                "offered here while paused"), ran);
+    }
+
+    @Test
+    void aResumeThatComesBeforeThePausingTaskReturnsDoesNotStopTheLane() {
+        SerialLane lane = new SerialLane("t", pool::add);
+        List<String> ran = new ArrayList<>();
+        lane.execute(() -> {
+            lane.pauseAfterCurrentTask();
+            lane.resumeWith(() -> ran.add("continuation")); // the slow thing finished at once
+            ran.add("pausing task");
+        });
+        lane.execute(() -> ran.add("next"));
+        runPool();
+        assertEquals(List.of("pausing task", "continuation", "next"), ran);
+        lane.execute(() -> ran.add("later"));
+        runPool();
+        assertEquals("later", ran.get(ran.size() - 1), "the lane runs normally afterwards");
+    }
+
+    @Test
+    void aResumeFromAnotherThreadRacingThePauseNeverRunsTwoTasksAtOnceNorStrandsOne() throws Exception {
+        ExecutorService workers = Executors.newFixedThreadPool(2);
+        ExecutorService resumer = Executors.newSingleThreadExecutor();
+        try {
+            SerialLane lane = new SerialLane("t", workers);
+            AtomicInteger running = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            int rounds = 2_000;
+            CountDownLatch done = new CountDownLatch(rounds);
+            Runnable guarded = () -> {
+                if (running.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                running.decrementAndGet();
+            };
+            for (int i = 0; i < rounds; i++) {
+                lane.execute(() -> {
+                    guarded.run();
+                    lane.pauseAfterCurrentTask();
+                    resumer.execute(() -> lane.resumeWith(() -> {
+                        guarded.run();
+                        done.countDown();
+                    }));
+                });
+            }
+            assertTrue(done.await(30, TimeUnit.SECONDS), "every continuation ran; left: " + done.getCount());
+            assertEquals(0, overlaps.get(), "two lane tasks ran at once");
+        } finally {
+            workers.shutdownNow();
+            resumer.shutdownNow();
+        }
+    }
 }
