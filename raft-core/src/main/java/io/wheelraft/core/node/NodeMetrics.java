@@ -40,6 +40,8 @@ final class NodeMetrics implements AutoCloseable {
     private final Tags tags;
     private final Supplier<NodeStatus> status;
     private final List<Meter> meters;
+    /** Guarded by {@link #meters}. */
+    private boolean closed;
     private final Counter leaderChanges;
     private final Counter electionsStarted;
     private final Counter snapshots;
@@ -108,8 +110,19 @@ final class NodeMetrics implements AutoCloseable {
         return register(Timer.builder(name).description(description).tags(tags).publishPercentileHistogram().register(registry));
     }
 
+    /**
+     * Keeps {@code meter} to remove at {@link #close}. Synchronized with it: a node halted from
+     * another thread closes its metrics while its lane may still be registering a follower's gauge;
+     * a meter registered after the close is removed at once.
+     */
     private <M extends Meter> M register(M meter) {
-        meters.add(meter);
+        synchronized (meters) {
+            if (closed) {
+                registry.remove(meter);
+            } else {
+                meters.add(meter);
+            }
+        }
         return meter;
     }
 
@@ -202,9 +215,12 @@ final class NodeMetrics implements AutoCloseable {
         if (registry == null) {
             return;
         }
-        for (Meter m : meters) {
-            registry.remove(m);
+        synchronized (meters) {
+            closed = true;
+            for (Meter m : meters) {
+                registry.remove(m);
+            }
+            meters.clear();
         }
-        meters.clear();
     }
 }

@@ -60,6 +60,8 @@ public final class SimCluster {
         final MemoryMetaStorage meta = new MemoryMetaStorage();
         final MemorySnapshotStorage snapshots = new MemorySnapshotStorage();
         NodeImpl node;
+        /** The current incarnation's meta, which writes term and vote later. */
+        SimLaterMetaStorage laterMeta;
         StateMachine stateMachine;
         boolean up;
         int incarnation;
@@ -192,12 +194,13 @@ public final class SimCluster {
         }
         m.incarnation++;
         m.stateMachine = stateMachines.apply(i);
+        m.laterMeta = new SimLaterMetaStorage(storage.meta(), runtime.timer(), new Random(seed * 7_000_003L + i * 104_729L + restarts));
         NodeOptions o = new NodeOptions()
                 .initialConfiguration(i < initialVoters ? initialConfiguration() : Configuration.empty())
                 .witness(witnesses.contains(i))
                 .stateMachine(m.stateMachine)
                 .logStorage(storage.log())
-                .metaStorage(storage.meta())
+                .metaStorage(m.laterMeta)
                 .snapshotStorage(storage.snapshots())
                 .timer(runtime.timer())
                 .snapshotIntervalSecs(0)
@@ -384,6 +387,7 @@ public final class SimCluster {
             return false;
         }
         m.node.halt();
+        m.laterMeta.crash();
         m.up = false;
         return true;
     }
