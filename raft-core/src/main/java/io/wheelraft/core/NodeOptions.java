@@ -44,6 +44,7 @@ public final class NodeOptions {
     private boolean fastFirstElection = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
     private boolean nodeMetrics = true;
+    private CampaignSlots campaignSlots = CampaignSlots.unlimited();
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
     public NodeOptions validate() {
@@ -263,4 +264,13 @@ public final class NodeOptions {
      */
     public boolean nodeMetrics() { return nodeMetrics; }
     public NodeOptions nodeMetrics(boolean v) { nodeMetrics = v; return this; }
+
+    /**
+     * How many groups of this process may campaign at once (default: no bound). Give every group
+     * of a process the same {@link CampaignSlots}: when a process hosting thousands of groups
+     * dies, their followers elsewhere then fail over in waves instead of all at once (see
+     * {@link CampaignSlots}). A process hosting one group needs none.
+     */
+    public CampaignSlots campaignSlots() { return campaignSlots; }
+    public NodeOptions campaignSlots(CampaignSlots v) { campaignSlots = java.util.Objects.requireNonNull(v, "campaignSlots"); return this; }
 }

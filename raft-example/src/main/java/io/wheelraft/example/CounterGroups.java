@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.wheelraft.client.ExactlyOnceStateMachine;
 import io.wheelraft.client.RaftClientService;
+import io.wheelraft.core.CampaignSlots;
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeOptions;
@@ -78,6 +79,14 @@ public final class CounterGroups implements AutoCloseable {
      * fsync), as for the Raft lanes. A constant, whatever the number of groups.
      */
     private static final int DISK_THREADS = 16;
+    /**
+     * Groups of this process that may campaign at once ({@link CampaignSlots}). Without a bound a
+     * process killed while leading 3,501 of 10,000 groups left the two survivors running thousands
+     * of rounds together, each answered after its deadline, and no group led again within 30 s.
+     */
+    static final int CAMPAIGN_LIMIT = 100;
+    /** Overrides {@link #CAMPAIGN_LIMIT} for a measurement (a positive number). */
+    static final String CAMPAIGN_LIMIT_PROPERTY = "wheelraft.campaignLimit";
     /** Started groups that may be awake (not quiet yet) while more are started; see {@link StartPacing}. */
     private static final int START_AWAKE_LIMIT = 500;
     /** A start-up wave that sees no group go quiet for this many election timeouts ends the pacing. */
@@ -123,11 +132,30 @@ public final class CounterGroups implements AutoCloseable {
     /** Timing wheel (the process's shared one) and pools of every hosted group. */
     private final RaftRuntime runtime = RaftRuntime.create(io.wheelraft.timer.Timers.shared(), RAFT_THREADS,
             DISK_THREADS, Math.max(2, Runtime.getRuntime().availableProcessors()));
+    /** A slot not given back by then (a node that stopped mid-round) is taken back: three election timeouts cover a pre-vote and a vote round. */
+    private final CampaignSlots campaignSlots;
     private int lastLeading = -1;
     private boolean closed;
 
+    /** {@link #CAMPAIGN_LIMIT}, or the property's value: a usage error names a value that is not a positive number. */
+    static int campaignLimit(String property) {
+        if (property == null) {
+            return CAMPAIGN_LIMIT;
+        }
+        try {
+            int limit = Integer.parseInt(property.strip());
+            if (limit >= 1) {
+                return limit;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw CliException.usage("-D" + CAMPAIGN_LIMIT_PROPERTY + "='" + property + "' is not a positive number of groups");
+    }
+
     private CounterGroups(Settings settings) {
         this.settings = settings;
+        this.campaignSlots = new CampaignSlots(campaignLimit(System.getProperty(CAMPAIGN_LIMIT_PROPERTY)), 3L * settings.electionTimeoutMs());
     }
 
     /** The id of counter group {@code index} of a server started with {@code --groups N} ({@code 0 <= index < N}). */
@@ -264,7 +292,10 @@ public final class CounterGroups implements AutoCloseable {
                     .electionPriority(preferredHere(groupId) ? PREFERRED_PRIORITY : NodeOptions.DEFAULT_ELECTION_PRIORITY)
                     // The leader's cache of recent entries is per group: 2,048 slots each (the single
                     // counter's default) would be 8 KiB per replica; catch-up reads storage past it.
-                    .logCacheEntries(LOG_CACHE_ENTRIES);
+                    .logCacheEntries(LOG_CACHE_ENTRIES)
+                    // Every group of the process shares one bound on campaigns at once: when a peer
+                    // process dies holding thousands of leaderships, the groups fail over in waves.
+                    .campaignSlots(campaignSlots);
             try {
                 options.validate();
             } catch (IllegalArgumentException e) {

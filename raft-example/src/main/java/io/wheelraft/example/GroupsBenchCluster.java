@@ -53,13 +53,13 @@ final class GroupsBenchCluster implements AutoCloseable {
     }
 
     /** Starts three servers hosting groups {@code 0..groups-1} under {@code work} (emptied first). */
-    static GroupsBenchCluster start(Path work, int groups, String heap, int electionTimeoutMs) throws IOException, InterruptedException {
+    static GroupsBenchCluster start(Path work, int groups, ServerJvm jvm, int electionTimeoutMs) throws IOException, InterruptedException {
         ChaosRunner.deleteRecursively(work);
         Files.createDirectories(work);
         GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6));
         try {
             for (int i = 0; i < 3; i++) {
-                c.servers.add(c.spawn(i, heap, electionTimeoutMs));
+                c.servers.add(c.spawn(i, jvm, electionTimeoutMs));
                 c.admins.add(new AdminClient(c.endpoints.get(i), RpcOptions.defaults()));
             }
             return c;
@@ -206,19 +206,11 @@ final class GroupsBenchCluster implements AutoCloseable {
         return exited;
     }
 
-    /** {@code java -Xmx.. -XX:+UseSerialGC -XX:MarkSweepDeadRatio=0 -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */
-    private Process spawn(int i, String heap, int electionTimeoutMs) throws IOException {
+    /** {@code java JVM-OPTIONS -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */
+    private Process spawn(int i, ServerJvm jvm, int electionTimeoutMs) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("-Xmx" + heap);
-        // three servers share two cores: the serial collector has no threads of its own to keep busy
-        cmd.add("-XX:+UseSerialGC");
-        // "Heap after GC" is then live data only. By default a full collection of the serial
-        // collector leaves up to 5% of the old generation as dead space (filled with placeholder
-        // int arrays) rather than move the objects after it: at 1,000 groups that put 0.7 to 13 MB
-        // of nothing into one process's figure and not another's, more than the replicas' own
-        // spread.
-        cmd.add("-XX:MarkSweepDeadRatio=0");
+        cmd.addAll(jvm.options());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
                 "--data", work.resolve("n" + i).toString(), "--self", endpoints.get(i), "--peers", String.join(",", endpoints),
                 "--groups", Integer.toString(groups), "--election-timeout-ms", Integer.toString(electionTimeoutMs),

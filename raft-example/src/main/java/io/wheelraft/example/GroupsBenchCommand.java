@@ -1,5 +1,6 @@
 package io.wheelraft.example;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -99,8 +100,28 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--heap", defaultValue = "2g", paramLabel = "SIZE", description = "Each server's -Xmx.")
     String heap;
 
+    @Option(names = "--server-gc", defaultValue = "serial", paramLabel = "GC",
+            converter = GcConverter.class, description = "Each server's garbage collector: serial, parallel or g1 (default: ${DEFAULT-VALUE}).")
+    ServerJvm.Collector serverGc;
+
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")
     Path out;
+
+    private ServerJvm serverJvm() {
+        return new ServerJvm(heap, serverGc);
+    }
+
+    /** Reads {@code --server-gc} in any case; anything else is a usage error naming the choices. */
+    static final class GcConverter implements CommandLine.ITypeConverter<ServerJvm.Collector> {
+        @Override
+        public ServerJvm.Collector convert(String value) {
+            try {
+                return ServerJvm.Collector.valueOf(value.strip().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not one of serial, parallel, g1");
+            }
+        }
+    }
 
     /** The phases named, as a set; a name that is none of them is a usage error naming it. */
     static Set<Phase> parsePhases(List<String> names) {
@@ -124,7 +145,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         Set<Phase> phases = validate();
         Files.createDirectories(out);
         PrintWriter stdout = spec.commandLine().getOut();
-        GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, heap, settleSecs, quietWaitSecs, windowSecs);
+        GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, serverJvm(), settleSecs, quietWaitSecs, windowSecs);
         List<Long> baseline = null;
         if (phases.contains(Phase.IDLE) && heapBaseline) {
             System.err.println(Main.NAME + ": measuring the one-group heap baseline...");
@@ -175,7 +196,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
                 .append(String.join(",", groupCounts.stream().map(String::valueOf).toList()))
                 .append(" --phases ").append(String.join(",", phases.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()))
                 .append(" --election-timeout-ms ").append(electionTimeoutMs).append(" --leader-timeout-secs ").append(leaderTimeoutSecs)
-                .append(" --heap ").append(heap);
+                .append(" --heap ").append(heap).append(" --server-gc ").append(serverGc.displayName());
         if (phases.contains(Phase.IDLE)) {
             b.append(" --settle-secs ").append(settleSecs).append(" --quiet-wait-secs ").append(quietWaitSecs)
                     .append(" --window-secs ").append(windowSecs).append(heapBaseline ? "" : " --no-heap-baseline");
@@ -196,7 +217,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
 
     /** Each process's heap after a full collection when it hosts one group. */
     private List<Long> measureBaseline() throws Exception {
-        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-baseline"), 1, heap, electionTimeoutMs)) {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-baseline"), 1, serverJvm(), electionTimeoutMs)) {
             if (!cluster.awaitLeaders(leaderTimeoutSecs).converged()) {
                 throw CliException.failed("the one-group baseline elected no leader within " + leaderTimeoutSecs + " s");
             }
@@ -206,7 +227,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
 
     /** One group count: start, wait for leaders, run the phases, stop, clean up. */
     private GroupsBenchReport.Row measure(int groups, Set<Phase> phases) throws Exception {
-        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, heap, electionTimeoutMs)) {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, serverJvm(), electionTimeoutMs)) {
             GroupsBenchCluster.LeaderWait wait = cluster.awaitLeaders(leaderTimeoutSecs);
             GroupsBenchReport.Idle idle = phases.contains(Phase.IDLE) ? IdlePhase.measure(cluster, settleSecs, quietWaitSecs, windowSecs) : null;
             int leadersAtEnd = cluster.leaders();

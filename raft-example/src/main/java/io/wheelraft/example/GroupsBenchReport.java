@@ -34,7 +34,7 @@ final class GroupsBenchReport {
     }
 
     /** How the run was set up, for the table's introduction. */
-    record Setup(String command, int electionTimeoutMs, String heap, int settleSecs, int quietWaitSecs, int windowSecs) {
+    record Setup(String command, int electionTimeoutMs, ServerJvm jvm, int settleSecs, int quietWaitSecs, int windowSecs) {
     }
 
     /** One process's figures over the idle window (CPU) and at its end (the rest; {@code quiet} -1 if it did not answer). */
@@ -147,7 +147,7 @@ final class GroupsBenchReport {
     static String table(Setup setup, List<Long> baselineHeap, List<Row> rows) {
         StringBuilder b = new StringBuilder();
         b.append("Three `server --groups N` processes on one machine, each hosting one replica of every group (real gRPC and RocksDB, election timeout ")
-                .append(setup.electionTimeoutMs()).append(" ms, `-Xmx").append(setup.heap()).append(" -XX:+UseSerialGC -XX:MarkSweepDeadRatio=0`, so a full collection leaves no dead space).\n\n")
+                .append(setup.electionTimeoutMs()).append(" ms, `").append(String.join(" ", setup.jvm().options())).append("`).\n\n")
                 .append("Command: `java -jar raft-example/target/wheelraft-counter.jar ").append(setup.command()).append("`\n\n");
         idleTable(b, setup, baselineHeap, rows);
         if (rows.stream().anyMatch(r -> r.writes() != null)) {

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The groups benchmark's reading of a Prometheus scrape, its tables, summary line and charts. */
 class GroupsBenchReportTest {
 
-    private static final GroupsBenchReport.Setup SETUP = new GroupsBenchReport.Setup("groups-bench --groups 100,1000", 1000, "2g", 10, 30, 30);
+    private static final GroupsBenchReport.Setup SETUP = new GroupsBenchReport.Setup("groups-bench --groups 100,1000", 1000, new ServerJvm("2g", ServerJvm.Collector.SERIAL), 10, 30, 30);
 
     private static List<GroupsBenchReport.ProcessFigures> processes(double cpu, long heapMib, long wheel, int quiet) {
         return List.of(new GroupsBenchReport.ProcessFigures(cpu, 300L << 20, heapMib << 20, 30, wheel, quiet),

@@ -1,5 +1,6 @@
 package io.wheelraft.core.consensus;
 
+import io.wheelraft.core.CampaignSlots;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.PreferredLeader;
 import io.wheelraft.core.Role;
@@ -96,6 +97,10 @@ final class Election {
     private volatile int failedRounds;
     /** Requests of the running round to ask again of voters that did not host the group yet. */
     private final VoteResends resends = new VoteResends();
+    /** The process's bound on groups campaigning at once, shared by all its groups (see {@link CampaignSlots}). */
+    private CampaignSlots slots = CampaignSlots.unlimited();
+    /** This node holds one of {@link #slots}: from its round's start until its campaign is over ({@link #settleSlot}). */
+    private boolean holdsSlot;
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
@@ -105,6 +110,43 @@ final class Election {
         this.answers = new VoteAnswers(core, config, this);
         this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
         this.lastLeaseHeartbeatMs = lastHeartbeatMs;
+    }
+
+    void shareCampaignSlots(CampaignSlots shared) {
+        this.slots = java.util.Objects.requireNonNull(shared, "shared");
+    }
+
+    /**
+     * A slot came free for this node after it waited in line: it holds it now, and starts the
+     * round it waited for if the leader is still lost (otherwise {@link #settleSlot} gives the
+     * slot on at the end of this step).
+     */
+    void onCampaignSlotGranted(long nowMs) {
+        holdsSlot = true;
+        onElectionRetry(nowMs);
+    }
+
+    /**
+     * End of every step of the core: a node that holds a campaign slot and no longer campaigns
+     * (it leads, follows a leader, or its round ended) gives it to the next group in line.
+     */
+    void settleSlot() {
+        if (holdsSlot && !campaigning()) {
+            holdsSlot = false;
+            slots.release(core);
+        }
+    }
+
+    /** The node stopped: it gives back its slot and leaves the line. */
+    void leaveSlots() {
+        holdsSlot = false;
+        slots.forget(core);
+    }
+
+    /** A round of ours is running: a pre-vote (also one won and waiting for our own hold), or our candidacy's vote. */
+    private boolean campaigning() {
+        VoteTally t = tally;
+        return t != null && (preVoting() || (!t.preVote && core.role() == Role.CANDIDATE && t.term == core.term()));
     }
 
     /** The round in progress (if any) is over: the node became a follower of some term, or leader. */
@@ -522,6 +564,14 @@ final class Election {
         if (ownPriority() == 0) {
             PRE_VOTE_LOG.info(nowMs, "{} does not campaign: its election priority is 0 (it never leads)", core.label());
             return;
+        }
+        if (!holdsSlot) {
+            if (!slots.tryTake(core, nowMs)) {
+                // Too many groups of this process campaign already: wait in line, start when granted.
+                core.out().waitForCampaignSlot();
+                return;
+            }
+            holdsSlot = true;
         }
         tally = new VoteTally(true, core.term() + 1, self);
         candidacyAtMs = Long.MAX_VALUE;

@@ -1,6 +1,7 @@
 package io.wheelraft.core.consensus;
 
 import com.google.protobuf.ByteString;
+import io.wheelraft.core.CampaignSlots;
 import io.wheelraft.core.Closure;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
@@ -97,6 +98,7 @@ public final class RaftCore {
      * call into the core and carries it out (see {@link Ready} for the order it must keep).
      */
     public Ready ready() {
+        election.settleSlot();
         out.durableIndex(log.persistedIndex());
         long wake = election.nextWakeMs();
         if (wake < wakeRequestedMs) {
@@ -342,6 +344,19 @@ public final class RaftCore {
         election.onElectionRetry(nowMs);
     }
 
+    /**
+     * This process bounds how many of its groups campaign at once: the node's rounds take one of
+     * {@code slots} (shared by every group of the process) and wait in line when none is free.
+     */
+    public void shareCampaignSlots(CampaignSlots slots) {
+        election.shareCampaignSlots(slots);
+    }
+
+    /** The slot this node waited for ({@link Ready#awaitCampaignSlot}) is its: campaign if the leader is still lost. */
+    public void onCampaignSlotGranted(long nowMs) {
+        election.onCampaignSlotGranted(nowMs);
+    }
+
     /** Handles an answer to our RequestVote or pre-vote. */
     public void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, long nowMs) {
         election.handleRequestVoteResponse(from, req, resp, nowMs);
@@ -424,6 +439,7 @@ public final class RaftCore {
      * term, vote, message or log write.
      */
     public void onStop(io.wheelraft.core.Status reason) {
+        election.leaveSlots();
         changes.stop(reason);
         reads.failAll(out, null);
         transfer.cancel(reason);

@@ -136,6 +136,7 @@ public final class Ready {
     private List<LogWrite> logWrites = new ArrayList<>();
     private List<Message> messages = new ArrayList<>();
     private boolean electionRetry;
+    private boolean awaitCampaignSlot;
     private long wakeAtMs = -1;
     private long durableIndex;
     private boolean durableReported;
@@ -194,6 +195,15 @@ public final class Ready {
     }
 
     /**
+     * The node would start a round but its process's {@link io.wheelraft.core.CampaignSlots} are all taken: put it
+     * in line ({@link io.wheelraft.core.CampaignSlots#awaitSlot}) and call {@link RaftCore#onCampaignSlotGranted}
+     * on its lane when a slot is its.
+     */
+    public boolean awaitCampaignSlot() {
+        return awaitCampaignSlot;
+    }
+
+    /**
      * The core wants {@link RaftCore#onWake} called at this clock time (or soon after; -1: no new
      * request). Held vote answers and a follower's turn to campaign after a silent leader use it.
      * A request replaces none made before: an earlier one still fires, and an extra call is harmless;
@@ -222,7 +232,7 @@ public final class Ready {
      */
     public boolean isEmpty() {
         return hardState == null && repairing == null && events.isEmpty() && logWrites.isEmpty() && messages.isEmpty()
-                && !electionRetry && !durableReported && wakeAtMs < 0;
+                && !electionRetry && !awaitCampaignSlot && !durableReported && wakeAtMs < 0;
     }
 
     /** The shell carried the batch out (or stopped): the core fills it again from empty. */
@@ -240,6 +250,7 @@ public final class Ready {
             messages.clear();
         }
         electionRetry = false;
+        awaitCampaignSlot = false;
         durableReported = false;
         wakeAtMs = -1;
     }
@@ -273,6 +284,10 @@ public final class Ready {
 
     void retryElection() {
         electionRetry = true;
+    }
+
+    void waitForCampaignSlot() {
+        awaitCampaignSlot = true;
     }
 
     void wakeAt(long atMs) {

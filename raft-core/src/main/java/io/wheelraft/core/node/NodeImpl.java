@@ -173,6 +173,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
         core.enableQuiescence(options.quiesceAfterMs());
+        core.shareCampaignSlots(options.campaignSlots());
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
         }
@@ -188,7 +189,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, timerSteps.events());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake)), lane, () -> halted);
+                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake, timerSteps::awaitCampaignSlot)), lane, () -> halted);
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());

@@ -30,7 +30,7 @@ final class NodeSink implements ReadyCarrier.Sink {
     /** The parts of the node the sink acts on; all exist before the first batch. */
     record Parts(String name, NodeOptions options, Clock clock, NodeMirror mirror, NodeMetrics metrics, FsmCaller fsm,
                  ClosureQueue closures, LogWriter logWriter, Outbox outbox, NodeTimers timers, Runnable electionRetry,
-                 LongConsumer wake) {
+                 LongConsumer wake, Runnable campaignSlotWait) {
     }
 
     private final Parts p;
@@ -89,6 +89,11 @@ final class NodeSink implements ReadyCarrier.Sink {
     @Override
     public void scheduleElectionRetry() {
         p.electionRetry().run();
+    }
+
+    @Override
+    public void awaitCampaignSlot() {
+        p.campaignSlotWait().run();
     }
 
     @Override

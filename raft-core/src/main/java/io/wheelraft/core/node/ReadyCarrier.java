@@ -68,6 +68,9 @@ final class ReadyCarrier {
         /** Asks for {@code RaftCore.onElectionRetry} after a short random pause. */
         void scheduleElectionRetry();
 
+        /** Puts the node in line for one of its process's campaign slots ({@code RaftCore.onCampaignSlotGranted} when granted). */
+        void awaitCampaignSlot();
+
         /** Asks for {@code RaftCore.onWake} at clock time {@code atMs} (at once if it has passed). */
         void scheduleWake(long atMs);
     }
@@ -217,6 +220,9 @@ final class ReadyCarrier {
         }
         if (batch.electionRetry()) {
             sink.scheduleElectionRetry();
+        }
+        if (batch.awaitCampaignSlot()) {
+            sink.awaitCampaignSlot();
         }
         if (batch.wakeAtMs() >= 0) {
             sink.scheduleWake(batch.wakeAtMs());

@@ -1,5 +1,6 @@
 package io.wheelraft.core.node;
 
+import io.wheelraft.core.CampaignSlots;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.PeerId;
 
@@ -34,6 +35,17 @@ final class TimerSteps {
         int hb = options.heartbeatIntervalMs();
         int delay = NodeTimers.randomIn(random, hb, 4 * hb) * node.core().electionBackoff();
         node.timer().newTimeout(t -> node.onLane(() -> node.step(() -> node.core().onElectionRetry(node.now()))), delay, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The core would campaign but its process's campaign slots are all taken: wait in line. When
+     * a slot is granted the core takes it on the lane; a node halted meanwhile hands it on.
+     */
+    void awaitCampaignSlot() {
+        CampaignSlots slots = options.campaignSlots();
+        slots.awaitSlot(node.core(), node.now(), () -> node.onLaneOr(
+                () -> node.step(() -> node.core().onCampaignSlotGranted(node.now())),
+                () -> slots.release(node.core())));
     }
 
     /** The core asked to be woken at {@code atMs} (a held vote answer, a failover turn): it is told which request fired. */

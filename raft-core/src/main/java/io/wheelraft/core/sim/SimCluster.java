@@ -148,8 +148,8 @@ public final class SimCluster {
      * the processes of {@code network}, on {@code runtime}'s wheel, as group {@code groupId}.
      */
     SimCluster(long seed, SimRuntime runtime, SimNetwork network, String groupId, int size, IntFunction<StateMachine> stateMachines,
-               Consumer<NodeOptions> tuning) {
-        this(seed, runtime, network, groupId, size, size, java.util.Set.of(), stateMachines, (o, i) -> tuning.accept(o), null);
+               ObjIntConsumer<NodeOptions> memberTuning) {
+        this(seed, runtime, network, groupId, size, size, java.util.Set.of(), stateMachines, memberTuning, null);
     }
 
     private SimCluster(long seed, SimRuntime sharedRuntime, SimNetwork sharedNetwork, String groupId, int size, int initialVoters,

@@ -1,5 +1,6 @@
 package io.wheelraft.core.sim;
 
+import io.wheelraft.core.CampaignSlots;
 import io.wheelraft.core.NodeOptions;
 import io.wheelraft.core.StateMachine;
 
@@ -19,11 +20,15 @@ import java.util.function.Consumer;
  */
 public final class SimGroups {
 
+    private static final long CAMPAIGN_HOLD_LIMIT_MS = 10_000;
+
     private final long seed;
     private final SimRuntime runtime;
     private final SimNetwork network;
     private final List<SimCluster> groups = new ArrayList<>();
     private final int processes;
+    /** Each process's bound on its groups campaigning at once (unlimited unless asked for). */
+    private final List<CampaignSlots> campaignSlots = new ArrayList<>();
 
     /**
      * @param stateMachines makes the state machine of group {@code g}'s member {@code i} (again on each restart)
@@ -40,11 +45,23 @@ public final class SimGroups {
      */
     public SimGroups(long seed, int processes, int groupCount, int livenessIntervalMs, int livenessSilenceMs,
                      BiFunction<Integer, Integer, StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
+        this(seed, processes, groupCount, livenessIntervalMs, livenessSilenceMs, 0, stateMachines, tuning);
+    }
+
+    /**
+     * As above, with at most {@code campaignLimit} groups of each process campaigning at once
+     * ({@link CampaignSlots}, one per process, a slot taken back after {@code 10 s}; 0: no bound).
+     */
+    public SimGroups(long seed, int processes, int groupCount, int livenessIntervalMs, int livenessSilenceMs, int campaignLimit,
+                     BiFunction<Integer, Integer, StateMachine> stateMachines, Consumer<NodeOptions> tuning) {
         if (groupCount < 1) {
             throw new IllegalArgumentException("at least one group, was " + groupCount);
         }
         this.seed = seed;
         this.processes = processes;
+        for (int i = 0; i < processes; i++) {
+            campaignSlots.add(campaignLimit > 0 ? new CampaignSlots(campaignLimit, CAMPAIGN_HOLD_LIMIT_MS) : CampaignSlots.unlimited());
+        }
         Random random = new Random(seed);
         this.runtime = new SimRuntime(random.nextLong());
         this.network = new SimNetwork(runtime, new Random(random.nextLong()), new SimFaults());
@@ -54,8 +71,16 @@ public final class SimGroups {
         for (int g = 0; g < groupCount; g++) {
             int group = g;
             groups.add(new SimCluster(random.nextLong(), runtime, network, "g" + g, processes,
-                    i -> stateMachines.apply(group, i), tuning));
+                    i -> stateMachines.apply(group, i), (o, i) -> {
+                        tuning.accept(o);
+                        o.campaignSlots(campaignSlots.get(i));
+                    }));
         }
+    }
+
+    /** Process {@code i}'s campaign bound (see {@link CampaignSlots}). */
+    public CampaignSlots campaignSlots(int i) {
+        return campaignSlots.get(i);
     }
 
     public String replayHint() {

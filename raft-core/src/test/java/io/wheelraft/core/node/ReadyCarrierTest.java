@@ -86,6 +86,11 @@ class ReadyCarrierTest {
         }
 
         @Override
+        public void awaitCampaignSlot() {
+            actions.add("await slot");
+        }
+
+        @Override
         public void scheduleWake(long atMs) {
             actions.add("wake " + atMs);
         }
