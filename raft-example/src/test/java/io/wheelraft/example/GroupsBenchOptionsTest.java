@@ -37,4 +37,28 @@ class GroupsBenchOptionsTest {
         assertUsageError("--kill-timeout-secs", "groups-bench", "--kill-timeout-secs", "0");
         assertUsageError("--quiet-wait-secs", "groups-bench", "--quiet-wait-secs", "-1");
     }
+
+    @Test
+    void refusesAnUnknownCollectorNamingTheChoices() {
+        assertUsageError("'zgc' is not one of serial, parallel, g1", "groups-bench", "--server-gc", "zgc");
+    }
+
+    @Test
+    void eachCollectorStartsTheServersWithItsOwnOptions() {
+        assertEquals(java.util.List.of("-Xmx2g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"),
+                new ServerJvm("2g", ServerJvm.Collector.SERIAL).options());
+        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseParallelGC", "-XX:MarkSweepDeadRatio=0"),
+                new ServerJvm("6g", ServerJvm.Collector.PARALLEL).options());
+        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseG1GC"), new ServerJvm("6g", ServerJvm.Collector.G1).options());
+    }
+
+    @Test
+    void theCampaignBoundOfAManyGroupsServerIsAPositiveNumber() {
+        assertEquals(CounterGroups.CAMPAIGN_LIMIT, CounterGroups.campaignLimit(null));
+        assertEquals(40, CounterGroups.campaignLimit(" 40"));
+        for (String bad : new String[] {"0", "-3", "many"}) {
+            CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.campaignLimit(bad));
+            assertTrue(e.getMessage().contains("wheelraft.campaignLimit='" + bad + "'"), e.getMessage());
+        }
+    }
 }

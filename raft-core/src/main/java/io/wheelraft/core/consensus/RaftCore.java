@@ -255,8 +255,12 @@ public final class RaftCore {
      */
     public boolean onConnectionLost(String endpoint, long nowMs) {
         boolean member = quiescence.endpointLost(endpoint);
-        if (member && quiet()) {
-            // A quiet follower wakes with its last contact as it was: the failover path runs at once.
+        if (member && quiet() && quiescence.lossMatters(endpoint)) {
+            // A quiet follower whose leader was there wakes with its last contact as it was: the
+            // failover path runs at once. Like a silence report, a loss wakes only the groups it
+            // concerns: a quiet leader that still reaches a quorum, or a follower whose leader is
+            // elsewhere, has nothing to do. Waking every group with a member there woke all groups
+            // of both survivors when a process hosting a member of each died.
             quiescence.wake(false, nowMs);
         }
         return election.onConnectionLost(endpoint, nowMs);

@@ -3,6 +3,7 @@ package io.wheelraft.core.node;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.consensus.RaftCore;
+import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.AppendEntriesRequest;
 import io.wheelraft.proto.AppendEntriesResponse;
@@ -32,6 +33,8 @@ import java.util.function.Supplier;
 final class NetworkInbound {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeImpl.class);
+    /** One line per interval for all groups of the process: a process hosting thousands loses thousands of leaders at once. */
+    private static final RateLimitedLog BROKE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final NodeImpl node;
     private final String groupId;
@@ -135,7 +138,7 @@ final class NetworkInbound {
                 // The core spaces the followers' turns a slot apart; a little jitter on top, should two
                 // ever share a turn (a heartbeat with new turns was on its way when the leader failed).
                 long delay = node.core().campaignDelayAfterBreakMs() + random.nextInt((int) Math.max(1, node.core().campaignJitterBoundMs()));
-                LOG.info("{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
+                BROKE_LOG.info(node.now(), "{}/{}: connection to leader {} broke; campaigning in {} ms unless it speaks", groupId, self, endpoint, delay);
                 node.timer().newTimeout(t -> node.onLane(() -> node.step(() -> node.core().onConnectionLostGraceElapsed(node.now()))), delay, TimeUnit.MILLISECONDS);
             }
         });

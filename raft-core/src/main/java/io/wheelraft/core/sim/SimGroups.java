@@ -169,6 +169,29 @@ public final class SimGroups {
         return n;
     }
 
+    /** The groups whose member on process {@code process} is up and leads. */
+    public List<Integer> groupsLedBy(int process) {
+        List<Integer> led = new ArrayList<>();
+        for (int g = 0; g < groups.size(); g++) {
+            SimCluster c = groups.get(g);
+            if (c.isUp(process) && c.node(process).isLeader()) {
+                led.add(g);
+            }
+        }
+        return led;
+    }
+
+    /** The process leading the most groups (the lowest index of those tied). */
+    public int busiestLeaderProcess() {
+        int best = 0;
+        for (int p = 1; p < processes; p++) {
+            if (groupsLedBy(p).size() > groupsLedBy(best).size()) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
     /** How many live members, over all groups, are quiet. */
     public int quietMembers() {
         int n = 0;

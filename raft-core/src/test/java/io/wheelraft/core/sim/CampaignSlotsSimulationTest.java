@@ -48,8 +48,8 @@ class CampaignSlotsSimulationTest {
         SimGroups s = groups(seed, LIMIT);
         assertTrue(s.runUntil(() -> s.groupsWithLeader() == GROUPS && s.quietMembers() == 3 * GROUPS, 60L * T),
                 "not all led and quiet: " + s.groupsWithLeader() + " led; " + s.replayHint());
-        int victim = busiestLeaderProcess(s);
-        List<Integer> ledThere = groupsLedBy(s, victim);
+        int victim = s.busiestLeaderProcess();
+        List<Integer> ledThere = s.groupsLedBy(victim);
         assertTrue(ledThere.size() > 2 * LIMIT, "the victim led only " + ledThere.size() + " groups; " + s.replayHint());
         List<Integer> survivors = new ArrayList<>(List.of(0, 1, 2));
         survivors.remove(Integer.valueOf(victim));
@@ -89,26 +89,5 @@ class CampaignSlotsSimulationTest {
             }
         }
         return n;
-    }
-
-    private static int busiestLeaderProcess(SimGroups s) {
-        int best = 0;
-        for (int p = 1; p < 3; p++) {
-            if (groupsLedBy(s, p).size() > groupsLedBy(s, best).size()) {
-                best = p;
-            }
-        }
-        return best;
-    }
-
-    private static List<Integer> groupsLedBy(SimGroups s, int process) {
-        List<Integer> led = new ArrayList<>();
-        for (int g = 0; g < s.groupCount(); g++) {
-            SimCluster c = s.group(g);
-            if (c.isUp(process) && c.node(process).isLeader()) {
-                led.add(g);
-            }
-        }
-        return led;
     }
 }

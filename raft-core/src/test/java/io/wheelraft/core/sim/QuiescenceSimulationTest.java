@@ -99,8 +99,8 @@ class QuiescenceSimulationTest {
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
         long[] acked = writeToEveryGroup(s);
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 10L * T), s.replayHint());
-        int victim = busiestLeaderProcess(s);
-        List<Integer> led = groupsLedBy(s, victim);
+        int victim = s.busiestLeaderProcess();
+        List<Integer> led = s.groupsLedBy(victim);
         long killedAt = s.nowMs();
         s.crashProcess(victim, breakConnections);
         long[] newLeaderAt = new long[s.groupCount()];
@@ -134,7 +134,7 @@ class QuiescenceSimulationTest {
     void partitionWhileQuietElectsOnTheMajoritySideAndHealsToOneLeader() {
         SimGroups s = groups(19, 8);
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
-        int isolated = busiestLeaderProcess(s);
+        int isolated = s.busiestLeaderProcess();
         List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
         others.remove(Integer.valueOf(isolated));
         s.partition(List.of(isolated), others);
@@ -148,8 +148,8 @@ class QuiescenceSimulationTest {
             return true;
         }, 20L * T), "the majority side did not lead every group; " + s.replayHint());
         // The isolated process wakes too (its followers were reported lost) and steps down on check-quorum.
-        assertTrue(s.runUntil(() -> groupsLedBy(s, isolated).isEmpty(), 10L * T), "the isolated process still leads "
-                + groupsLedBy(s, isolated) + "; " + s.replayHint());
+        assertTrue(s.runUntil(() -> s.groupsLedBy(isolated).isEmpty(), 10L * T), "the isolated process still leads "
+                + s.groupsLedBy(isolated) + "; " + s.replayHint());
         long[] acked = writeToEveryGroup(s);
         s.heal();
         assertTrue(s.runUntil(() -> allQuiet(s, 3) && allCaughtUp(s, acked), 40L * T), "not healed to quiet and caught up; " + s.replayHint());
@@ -164,8 +164,8 @@ class QuiescenceSimulationTest {
     void aSilentProcessWakesOnlyTheGroupsItLedOnTheOtherSide() {
         SimGroups s = groups(23, 9);
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
-        int isolated = busiestLeaderProcess(s);
-        List<Integer> ledThere = groupsLedBy(s, isolated);
+        int isolated = s.busiestLeaderProcess();
+        List<Integer> ledThere = s.groupsLedBy(isolated);
         List<Integer> ledElsewhere = new ArrayList<>();
         for (int g = 0; g < s.groupCount(); g++) {
             if (!ledThere.contains(g)) {
@@ -187,6 +187,44 @@ class QuiescenceSimulationTest {
         }
         s.heal();
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 40L * T), "not quiet again after the partition healed: " + s.quietMembers()
+                + "; " + s.replayHint());
+        assertEquals(s.groupCount(), s.groupsWithLeader());
+    }
+
+    /**
+     * A killed process (its connections reset) wakes only the groups it led: on the survivors, a
+     * quiet group whose leader is alive and still reaches a quorum stays quiet. Waking every group
+     * with a member on the dead process woke all groups of both survivors (every process hosts a
+     * member of every group), and at 10,000 groups their heartbeats and elections swamped them.
+     */
+    @Test
+    void aKilledProcessWakesOnlyTheGroupsItLed() {
+        SimGroups s = groups(31, 9);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        int victim = s.busiestLeaderProcess();
+        List<Integer> ledThere = s.groupsLedBy(victim);
+        List<Integer> ledElsewhere = new ArrayList<>();
+        for (int g = 0; g < s.groupCount(); g++) {
+            if (!ledThere.contains(g)) {
+                ledElsewhere.add(g);
+            }
+        }
+        assertFalse(ledElsewhere.isEmpty(), "every group led by one process; " + s.replayHint());
+        List<Integer> survivors = new ArrayList<>(List.of(0, 1, 2));
+        survivors.remove(Integer.valueOf(victim));
+
+        s.crashProcess(victim, true);
+        s.runFor(LIVENESS_INTERVAL_MS);
+
+        for (int g : ledElsewhere) {
+            for (int p : survivors) {
+                assertTrue(s.group(g).node(p).isQuiet(), "group " + g + " woke on process " + p
+                        + " though its leader is alive and reaches a quorum; " + s.replayHint());
+            }
+        }
+        assertTrue(s.runUntil(() -> ledThere.stream().allMatch(g -> survivors.contains(s.group(g).leaderIndex())), 10L * T),
+                "the groups the killed process led were not led again; " + s.replayHint());
+        assertTrue(s.runUntil(() -> allQuiet(s, 2), 20L * T), "not quiet again on the survivors: " + s.quietMembers()
                 + "; " + s.replayHint());
         assertEquals(s.groupCount(), s.groupsWithLeader());
     }
@@ -325,26 +363,5 @@ class QuiescenceSimulationTest {
             }
         }
         return true;
-    }
-
-    private static int busiestLeaderProcess(SimGroups s) {
-        int best = 0;
-        for (int p = 1; p < 3; p++) {
-            if (groupsLedBy(s, p).size() > groupsLedBy(s, best).size()) {
-                best = p;
-            }
-        }
-        return best;
-    }
-
-    private static List<Integer> groupsLedBy(SimGroups s, int process) {
-        List<Integer> led = new ArrayList<>();
-        for (int g = 0; g < s.groupCount(); g++) {
-            SimCluster c = s.group(g);
-            if (c.isUp(process) && c.node(process).isLeader()) {
-                led.add(g);
-            }
-        }
-        return led;
     }
 }
