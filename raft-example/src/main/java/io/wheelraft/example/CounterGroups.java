@@ -63,20 +63,18 @@ public final class CounterGroups implements AutoCloseable {
     /** The election priority of a group's preferred process ({@link PreferredLeader}); the others keep the default. */
     static final int PREFERRED_PRIORITY = 2;
     /**
-     * Raft lanes of the engine. They no longer block on term and vote writes (the store's
-     * MetaSyncQueue syncs many groups' together while each node's lane pauses); 4 lanes measured
+     * Raft lanes of the engine. They never block on the disk (the store's GroupCommitQueue
+     * syncs many groups' appends and term and vote writes together while each node waits); 4 lanes measured
      * the same as 16 in 1,000-group start-up and kill runs, within their run-to-run spread, so
      * this stays at the value those runs were tuned with. A constant, whatever the number of groups.
      */
     private static final int RAFT_THREADS = 16;
     /**
-     * Disk lanes of the engine. Each group's appends are one synced write at a time on its disk
-     * lane; with a lane per core, a thousand groups electing at once (each new leader appends an
-     * entry, each follower writes it) queue their writes behind each other, one WAL sync each,
-     * and a follower's answer, held until its write is durable, reached the leader after its
-     * check-quorum had given up; and writes spread over many groups took one fsync per two
-     * groups. With more lanes RocksDB merges those writes into shared syncs (up to 16 groups per
-     * fsync), as for the Raft lanes. A constant, whatever the number of groups.
+     * Disk lanes of the engine: log truncations, resets and snapshot chunks. Appends do not use
+     * them: the store's {@code GroupCommitQueue} makes every group's queued appends durable in one
+     * synced write. (When appends ran here, one synced write per group at a time, 16 lanes let
+     * RocksDB merge up to 16 groups per fsync; the count stays at what the start-up and kill runs
+     * were measured with.) A constant, whatever the number of groups.
      */
     private static final int DISK_THREADS = 16;
     /**
@@ -274,8 +272,8 @@ public final class CounterGroups implements AutoCloseable {
                     .initialConfiguration(settings.member() ? new Configuration(settings.peers()) : Configuration.empty())
                     .stateMachine(stateMachine)
                     .applyInline(true) // as the single counter: onApply is a few operations in memory
-                    // Appends go to the disk lanes: written inline they would fsync on whichever thread
-                    // delivered the append, often a transport I/O thread that many groups and the
+                    // Appends go to the store's group commit: written inline they would fsync on whichever
+                    // thread delivered the append, often a transport I/O thread that many groups and the
                     // per-process liveness pings share.
                     .writeInline(false)
                     .logStorage(log)

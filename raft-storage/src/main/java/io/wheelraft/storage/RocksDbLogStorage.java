@@ -264,6 +264,89 @@ public final class RocksDbLogStorage implements LogStorage {
         bounds = new Bounds(current.first, expected - 1);
     }
 
+    /** Appends through the store's {@link GroupCommitQueue}: one write and one sync for every group queued meanwhile. */
+    @Override
+    public boolean appendsTogether() {
+        return true;
+    }
+
+    /**
+     * Encodes the write here and hands it to the store's {@link GroupCommitQueue}. Bounds: a
+     * truncation is published before the write (readers stop asking for what goes), the new
+     * entries after it is durable; a failed write restores the old bounds.
+     */
+    @Override
+    public void appendAsync(long truncateAfter, List<LogEntry> entries, Consumer<RuntimeException> done) {
+        checkOpen();
+        Bounds current = bounds;
+        long keptLast = truncateAfter < 0 ? current.last : Math.max(current.first - 1, Math.min(current.last, truncateAfter));
+        long expected = keptLast + 1;
+        int n = entries.size();
+        byte[][] keys = new byte[n][];
+        byte[][] values = new byte[n][];
+        boolean[] configuration = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            LogEntry entry = entries.get(i);
+            if (entry.getIndex() != expected) {
+                throw new IllegalArgumentException("entry index " + entry.getIndex() + " does not continue the log of "
+                        + where + ": expected " + expected + " (log holds " + current.first + ".." + current.last
+                        + (truncateAfter < 0 ? "" : ", cut after " + truncateAfter) + ")");
+            }
+            if (entry.getType() == EntryType.ENTRY_TYPE_UNKNOWN || entry.getType() == EntryType.UNRECOGNIZED) {
+                throw new IllegalArgumentException("entry " + entry.getIndex() + " has no valid type (" + entry.getTypeValue() + ")");
+            }
+            keys[i] = LogKeys.key(tag, entry.getIndex());
+            values[i] = EntryCodec.encode(entry);
+            configuration[i] = entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION;
+            expected++;
+        }
+        long cutFrom = keptLast < current.last ? keptLast + 1 : -1;
+        Bounds shrunk = new Bounds(current.first, keptLast);
+        Bounds grown = new Bounds(current.first, expected - 1);
+        String what = (cutFrom < 0 ? "" : "truncate after " + keptLast + " and ")
+                + (n == 0 ? "nothing" : "append of entries " + entries.get(0).getIndex() + ".." + (expected - 1));
+        GroupCommitQueue queue;
+        try {
+            queue = store.groupCommitQueue();
+        } catch (RuntimeException e) {
+            done.accept(new StorageException(what + " to " + where + " failed: " + e.getMessage(), e));
+            return;
+        }
+        if (cutFrom >= 0) {
+            bounds = shrunk;
+        }
+        queue.submit(new GroupCommitQueue.Job() {
+            @Override
+            public void fill(WriteBatch batch, RocksDbStore s) throws RocksDBException {
+                if (cutFrom >= 0) {
+                    deleteRange(batch, cutFrom, current.last + 1);
+                }
+                for (int i = 0; i < n; i++) {
+                    batch.put(s.logFamily(), keys[i], values[i]);
+                    if (configuration[i]) {
+                        batch.put(s.confFamily(), keys[i], values[i]);
+                    }
+                }
+            }
+
+            @Override
+            public boolean forceSync() {
+                return cutFrom >= 0; // a truncation is always synced, as truncateSuffix's
+            }
+
+            @Override
+            public void done(RuntimeException failure) {
+                if (failure != null) {
+                    bounds = current;
+                    done.accept(new StorageException(what + " to " + where + " failed: " + failure.getMessage(), failure));
+                    return;
+                }
+                bounds = grown;
+                done.accept(null);
+            }
+        });
+    }
+
     @Override
     public void truncatePrefix(long firstIndexKept) {
         checkOpen();

@@ -7,6 +7,7 @@ import io.wheelraft.core.spi.RaftMetaStorage;
 import io.wheelraft.core.spi.StorageException;
 import io.wheelraft.proto.RaftMetaRecord;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ import java.util.zip.CRC32C;
  * <p>Durability: each change is one put written with {@code sync}, whatever the store's own
  * sync option, so it is on disk before {@link #setTermAndVote} returns. A single put is atomic in
  * RocksDB. {@link #setTermAndVoteLater} (what a node uses) hands the put to the store's
- * {@link MetaSyncQueue}, which writes the puts of every group queued meanwhile in one synced
+ * {@link GroupCommitQueue}, which writes the puts of every group queued meanwhile in one synced
  * write: thousands of groups changing term at once cost a few syncs, and no Raft thread waits.
  *
  * <p>Damage: a value that is too short, of an unknown layout or format version, fails its
@@ -185,17 +186,17 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
         }
         State next = new State(term, votedFor, state.repairing());
         String what = "term " + term + " and vote " + votedFor;
-        MetaSyncQueue queue;
+        GroupCommitQueue queue;
         try {
             synchronized (this) {
                 checkOpen();
             }
-            queue = store.metaSyncQueue();
+            queue = store.groupCommitQueue();
         } catch (RuntimeException e) {
             done.accept(new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": " + e.getMessage(), e));
             return;
         }
-        queue.submit(new MetaSyncQueue.Put(RocksDbStore.metaKey(groupId), encode(next), failure -> {
+        queue.submit(new MetaPut(RocksDbStore.metaKey(groupId), encode(next), failure -> {
             if (failure != null) {
                 done.accept(new StorageException("cannot persist " + what + " to the " + where(store, groupId) + ": "
                         + failure.getMessage(), failure));
@@ -309,5 +310,30 @@ public final class RocksDbMetaStorage implements RaftMetaStorage {
     public String toString() {
         State s = state;
         return "RocksDbMetaStorage{group '" + groupId + "' in " + store.directory() + ", term=" + s.term() + ", votedFor=" + s.votedFor() + '}';
+    }
+
+    /** One group's term and vote, put synced through the store's {@link GroupCommitQueue}. */
+    private record MetaPut(byte[] key, byte[] value, Consumer<RuntimeException> callback)
+            implements GroupCommitQueue.Job {
+        @Override
+        public void fill(WriteBatch batch, RocksDbStore store) throws RocksDBException {
+            batch.put(store.metaFamily(), key, value);
+        }
+
+        @Override
+        public boolean forceSync() {
+            return true; // a vote is never acted on before it is on disk, whatever the store's options
+        }
+
+        @Override
+        public void done(RuntimeException failure) {
+            callback.accept(failure);
+        }
+
+        /** The node's callback only resumes its lane: a Raft step on the callback thread may be waiting for it. */
+        @Override
+        public boolean doneOnWriter() {
+            return true;
+        }
     }
 }

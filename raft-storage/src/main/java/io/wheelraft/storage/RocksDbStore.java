@@ -103,7 +103,7 @@ public final class RocksDbStore implements AutoCloseable {
     private volatile boolean readOnly;
     private boolean closed;
     /** Null until a group first writes its term and vote through it. */
-    private MetaSyncQueue metaSyncQueue;
+    private GroupCommitQueue groupCommitQueue;
 
     RocksDbStore(Path dir, RocksDbStoreOptions options, List<AutoCloseable> nativeObjects, RocksDB db,
                  List<ColumnFamilyHandle> handles, WriteOptions writeOptions, ReadOptions readOptions,
@@ -347,13 +347,13 @@ public final class RocksDbStore implements AutoCloseable {
         return meta;
     }
 
-    /** The queue that syncs many groups' term and vote writes together, started on first use. */
-    synchronized MetaSyncQueue metaSyncQueue() {
+    /** The queue that makes many groups' appends and term and vote writes durable together, started on first use. */
+    synchronized GroupCommitQueue groupCommitQueue() {
         checkOpen();
-        if (metaSyncQueue == null) {
-            metaSyncQueue = new MetaSyncQueue(this);
+        if (groupCommitQueue == null) {
+            groupCommitQueue = new GroupCommitQueue(this);
         }
-        return metaSyncQueue;
+        return groupCommitQueue;
     }
 
     synchronized void release(String groupId, RocksDbMetaStorage meta) {
@@ -628,11 +628,11 @@ public final class RocksDbStore implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> groups;
-        MetaSyncQueue syncQueue;
+        GroupCommitQueue syncQueue;
         synchronized (this) {
             groups = new ArrayList<>(openGroups.values());
             groups.addAll(openMetas.values());
-            syncQueue = metaSyncQueue;
+            syncQueue = groupCommitQueue;
         }
         if (syncQueue != null) {
             syncQueue.close(); // before the exclusive guard: its last write needs the shared one

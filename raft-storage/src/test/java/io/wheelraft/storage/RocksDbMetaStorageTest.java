@@ -381,8 +381,8 @@ class RocksDbMetaStorageTest {
                 throw new AssertionError(e);
             }
             assertEquals(List.of(), failures);
-            MetaSyncQueue queue = store.metaSyncQueue();
-            assertEquals(groups, queue.puts());
+            GroupCommitQueue queue = store.groupCommitQueue();
+            assertEquals(groups, queue.jobs());
             assertTrue(queue.writes() < groups / 4, "2,000 groups took " + queue.writes() + " synced writes; they should share them");
             metas.forEach(RocksDbMetaStorage::close);
             return null;

@@ -14,9 +14,10 @@ import java.util.function.Predicate;
  *       disk acknowledgement, a batch of proposals) may run on the thread that delivers it when
  *       the lane is idle ({@link SerialLane#executeHere}); vote answers are always queued, as
  *       winning a round fsyncs the new term and must not stall a transport I/O thread;</li>
- *   <li>the disk lane, on the disk pool: log appends (with fsync), truncations and resets; with
- *       {@link NodeOptions#writeInline()}, a follower's sparse append runs on the Raft lane's
- *       thread instead ({@link #sparseWriteClock()});</li>
+ *   <li>the disk lane, on the disk pool: log truncations and resets, and appends unless the
+ *       storage makes them durable together with other groups' on threads of its own
+ *       ({@link #appendsTogether}); with {@link NodeOptions#writeInline()}, a follower's sparse
+ *       append runs on the Raft lane's thread instead ({@link #sparseWriteClock()});</li>
  *   <li>the snapshot lane, on the disk pool: snapshot chunk reads and writes;</li>
  *   <li>the apply lane, on the apply pool: the user's state machine; with
  *       {@link NodeOptions#applyInline()} the committing thread applies when the lane is idle.</li>
@@ -60,6 +61,14 @@ final class LanePolicy {
      */
     LongSupplier sparseWriteClock() {
         return writeInline ? () -> runtime.clock().nanoTime() : null;
+    }
+
+    /**
+     * Whether the node hands its appends to {@code storage} to be made durable with other groups'
+     * (see {@link LogWriter}) rather than writing them on its disk lane.
+     */
+    boolean appendsTogether(io.wheelraft.core.spi.LogStorage storage) {
+        return runtime.storageThreadsAllowed() && storage.appendsTogether();
     }
 
     /** Whether the thread that commits entries applies them itself when the apply lane is idle. */

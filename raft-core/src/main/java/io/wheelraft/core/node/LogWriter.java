@@ -3,26 +3,31 @@ package io.wheelraft.core.node;
 import io.wheelraft.core.spi.LogStorage;
 import io.wheelraft.proto.LogEntry;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 
 /**
- * Writes a node's log on its disk lane, off the Raft lane. Writes queued while the disk was busy
- * are merged into one {@link LogStorage#append} (group commit: one fsync for many batches);
- * a write that truncates first starts a new group. Each finished group is acknowledged with its
- * last index and term; a failure is reported and nothing after it is written.
+ * Writes a node's log off the Raft lane, one write at a time and in order. Appends queued while a
+ * write was under way are merged into the next (group commit: one sync for many batches); a write
+ * that truncates first starts a new one. Each finished append is acknowledged with its last index
+ * and term; a failure is reported and nothing after it is written.
+ *
+ * <p>Where a write runs: with a storage that {@linkplain LogStorage#appendsTogether() appends
+ * together} (RocksDB), an append is encoded on the submitting thread and handed to the storage,
+ * which makes it durable with other groups' writes and acknowledges it on its own thread; no
+ * thread of this node waits for the disk. Otherwise appends run on the disk lane. With an inline
+ * clock, a <em>sparse</em> append runs on the submitting thread at once (see {@link #submit}).
  *
  * <p>Prefix truncations (log compaction after a snapshot) and resets (after installing a
- * snapshot from the leader) are queued in the same order, so they never overtake or undo an
- * append queued before them. A reset starts a new generation: acknowledgements of writes queued
- * before it are tagged with the old one, so the Raft lane can ignore them (the reset wiped them,
- * even where the same entries were queued again afterwards).
+ * snapshot from the leader) run on the disk lane, queued in the same order, so they never overtake
+ * or undo an append queued before them. A reset starts a new generation: acknowledgements of
+ * writes queued before it are tagged with the old one, so the Raft lane can ignore them (the reset
+ * wiped them, even where the same entries were queued again afterwards).
  *
  * <p>{@link #submit}, {@link #submitTruncatePrefix}, {@link #submitReset} and
- * {@link #generation()} are called from the Raft lane only.
+ * {@link #generation()} are called from the Raft lane only; the rest is thread-safe.
  */
 final class LogWriter {
 
@@ -39,17 +44,28 @@ final class LogWriter {
     private record Write(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
     }
 
+    /**
+     * What one write does: a truncation or reset alone, or appends merged ({@code index}: truncate
+     * after it first, -1: none); {@code generation} is that of the last write with entries.
+     */
+    private record Step(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
+    }
+
     private final LogStorage storage;
     private final SerialLane diskLane;
     private final Listener listener;
-    private final Queue<Write> queue = new ConcurrentLinkedQueue<>();
-    /** Null: every write goes to the disk pool. Otherwise the clock that tells sparse writes apart. */
+    private final boolean together;
+    /** Writes not yet started; guarded by itself. */
+    private final ArrayDeque<Write> queue = new ArrayDeque<>();
+    /** A write is under way (its owner starts the next when it ends); guarded by {@link #queue}. */
+    private boolean busy;
+    /** Null: no append runs on the submitting thread. Otherwise the clock that tells sparse writes apart. */
     private final LongSupplier inlineClock;
     private long generation;
     /** When the last append was submitted (Raft lane only). */
     private long lastSubmitNanos;
     private boolean submittedBefore;
-    /** How long the last group commit took (written on the disk lane, read on the Raft lane). */
+    /** How long the last append took to become durable (written by whoever finished it). */
     private volatile long lastWriteNanos;
     private volatile boolean failed;
 
@@ -63,10 +79,16 @@ final class LogWriter {
      *                    measure how far apart appends come and how long a write takes
      */
     LogWriter(LogStorage storage, SerialLane diskLane, Listener listener, LongSupplier inlineClock) {
+        this(storage, diskLane, listener, inlineClock, storage.appendsTogether());
+    }
+
+    /** @param together hand appends to the storage ({@link LogStorage#appendAsync}) rather than the disk lane */
+    LogWriter(LogStorage storage, SerialLane diskLane, Listener listener, LongSupplier inlineClock, boolean together) {
         this.storage = storage;
         this.diskLane = diskLane;
         this.listener = listener;
         this.inlineClock = inlineClock;
+        this.together = together;
     }
 
     /** Acknowledgements tagged with an older generation are for writes a reset has since wiped. */
@@ -81,107 +103,186 @@ final class LogWriter {
 
     /**
      * Queues a write; called from the Raft lane. With {@code mayRunHere}, and when this writer was
-     * made with an inline clock, a <em>sparse</em> append runs at once on the calling thread
-     * (if the disk lane is idle) instead of waking a disk thread. Sparse means the previous append
-     * was submitted more than twice the last write's duration ago: writes are not coming often
-     * enough to share an fsync, so a group commit has nothing to gain from waiting on the disk
-     * lane. Under load the gap is short and the hand-off (and its group commit) is kept.
+     * made with an inline clock, a <em>sparse</em> append is written at once on the calling thread
+     * (if no write is under way) instead of being handed to another thread. Sparse means the
+     * previous append was submitted more than twice the last write's duration ago: writes are not
+     * coming often enough to share a sync, so a group commit has nothing to gain from a hand-off.
+     * Under load the gap is short and the hand-off (and its group commit) is kept.
      */
     void submit(long truncateAfter, List<LogEntry> entries, boolean mayRunHere) {
-        Write w = new Write(Kind.APPEND, truncateAfter, entries, generation, null);
-        if (inlineClock == null) {
-            enqueue(w);
-            return;
+        boolean here = false;
+        if (inlineClock != null) {
+            long now = inlineClock.getAsLong();
+            boolean sparse = !submittedBefore || now - lastSubmitNanos > 2 * lastWriteNanos;
+            submittedBefore = true;
+            lastSubmitNanos = now;
+            here = mayRunHere && sparse;
         }
-        long now = inlineClock.getAsLong();
-        boolean sparse = !submittedBefore || now - lastSubmitNanos > 2 * lastWriteNanos;
-        submittedBefore = true;
-        lastSubmitNanos = now;
-        if (mayRunHere && sparse) {
-            queue.add(w);
-            diskLane.executeHere(this::flush);
-        } else {
-            enqueue(w);
-        }
+        enqueue(new Write(Kind.APPEND, truncateAfter, entries, generation, null), here);
     }
 
     /** Queues log compaction: drop entries before {@code firstIndexKept}. */
     void submitTruncatePrefix(long firstIndexKept) {
-        enqueue(new Write(Kind.TRUNCATE_PREFIX, firstIndexKept, List.of(), generation, null));
+        enqueue(new Write(Kind.TRUNCATE_PREFIX, firstIndexKept, List.of(), generation, null), false);
     }
 
     /** Queues emptying the log to continue at {@code nextIndex}; {@code onDone} runs on the disk lane once it is durable. */
     void submitReset(long nextIndex, Runnable onDone) {
         generation++;
-        enqueue(new Write(Kind.RESET, nextIndex, List.of(), generation, onDone));
+        enqueue(new Write(Kind.RESET, nextIndex, List.of(), generation, onDone), false);
     }
 
-    private void enqueue(Write w) {
-        queue.add(w);
-        diskLane.execute(this::flush);
-    }
-
-    private void flush() {
-        List<LogEntry> group = new ArrayList<>();
-        long groupGeneration = -1;
-        Write w;
-        while (!failed && (w = queue.peek()) != null) {
-            boolean startsGroup = w.kind() != Kind.APPEND || w.index() >= 0;
-            if (startsGroup && !group.isEmpty()) {
-                break; // a truncation or reset must not be merged behind entries it would affect
-            }
-            queue.poll();
-            try {
-                switch (w.kind()) {
-                    case TRUNCATE_PREFIX -> storage.truncatePrefix(w.index());
-                    case RESET -> storage.reset(w.index());
-                    case APPEND -> {
-                        if (w.index() >= 0) {
-                            storage.truncateSuffix(w.index());
-                        }
-                    }
-                }
-            } catch (RuntimeException e) {
-                fail(e);
+    private void enqueue(Write w, boolean here) {
+        synchronized (queue) {
+            if (failed) {
                 return;
             }
-            if (w.onDone() != null) {
-                w.onDone().run();
+            queue.add(w);
+            if (busy) {
+                return; // the write under way starts this one when it ends
             }
-            group.addAll(w.entries());
-            if (!w.entries().isEmpty()) {
-                groupGeneration = w.generation();
-            }
+            busy = true;
         }
-        if (group.isEmpty()) {
+        if (here) {
+            Step step = nextStep();
+            if (step != null && runNow(step)) {
+                startNext();
+            }
+        } else {
+            startNext();
+        }
+    }
+
+    /**
+     * Takes the next write off the queue, or ends the busy spell; called only by the one who set
+     * {@code busy}. Null when there is nothing (more) to write.
+     */
+    private Step nextStep() {
+        synchronized (queue) {
+            Write head = queue.peek();
+            if (head == null || failed) {
+                busy = false;
+                return null;
+            }
+            queue.poll();
+            if (head.kind() != Kind.APPEND) {
+                return new Step(head.kind(), head.index(), List.of(), head.generation(), head.onDone());
+            }
+            List<LogEntry> entries = new ArrayList<>(head.entries());
+            long entriesGeneration = head.generation();
+            Write w;
+            while ((w = queue.peek()) != null && w.kind() == Kind.APPEND && w.index() < 0) {
+                queue.poll(); // appends that truncate nothing join the write
+                entries.addAll(w.entries());
+                if (!w.entries().isEmpty()) {
+                    entriesGeneration = w.generation();
+                }
+            }
+            return new Step(Kind.APPEND, head.index(), entries, entriesGeneration, null);
+        }
+    }
+
+    /** Starts the next write where it belongs; the caller holds {@code busy}. */
+    private void startNext() {
+        if (!together) {
+            synchronized (queue) {
+                if (queue.isEmpty() || failed) {
+                    busy = false; // nothing to wake a disk thread for
+                    return;
+                }
+            }
+            diskLane.execute(this::writeNextHere); // takes what is queued when it runs: more to merge
             return;
         }
+        Step step = nextStep();
+        if (step == null) {
+            return;
+        }
+        if (step.kind() == Kind.APPEND && together) {
+            long started = inlineClock == null ? 0 : inlineClock.getAsLong();
+            try {
+                storage.appendAsync(step.index(), step.entries(), failure -> {
+                    if (failure != null) {
+                        fail(failure);
+                        return;
+                    }
+                    if (inlineClock != null) {
+                        lastWriteNanos = inlineClock.getAsLong() - started;
+                    }
+                    acknowledge(step);
+                    startNext();
+                });
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+            return;
+        }
+        diskLane.execute(() -> {
+            if (runNow(step)) {
+                startNext();
+            }
+        });
+    }
+
+    private void writeNextHere() {
+        Step step = nextStep();
+        if (step != null && runNow(step)) {
+            startNext();
+        }
+    }
+
+    /** Writes {@code step} on this thread and acknowledges it; false if it failed. */
+    private boolean runNow(Step step) {
         long started = inlineClock == null ? 0 : inlineClock.getAsLong();
         try {
-            storage.append(group);
+            switch (step.kind()) {
+                case TRUNCATE_PREFIX -> storage.truncatePrefix(step.index());
+                case RESET -> storage.reset(step.index());
+                case APPEND -> {
+                    if (step.index() >= 0) {
+                        storage.truncateSuffix(step.index());
+                    }
+                    storage.append(step.entries());
+                }
+            }
         } catch (RuntimeException e) {
             fail(e);
-            return;
+            return false;
         }
-        if (inlineClock != null) {
+        if (step.onDone() != null) {
+            step.onDone().run();
+        }
+        if (step.kind() == Kind.APPEND && inlineClock != null) {
             lastWriteNanos = inlineClock.getAsLong() - started;
         }
-        LogEntry last = group.get(group.size() - 1);
-        listener.onWritten(last.getIndex(), last.getTerm(), groupGeneration);
-        if (!queue.isEmpty()) {
-            diskLane.execute(this::flush);
+        acknowledge(step);
+        return true;
+    }
+
+    private void acknowledge(Step step) {
+        if (failed || step.entries().isEmpty()) {
+            return;
         }
+        LogEntry last = step.entries().get(step.entries().size() - 1);
+        listener.onWritten(last.getIndex(), last.getTerm(), step.generation());
     }
 
     /** Drops queued writes and writes nothing more (a simulated process death loses unsynced data). */
     void halt() {
-        failed = true;
-        queue.clear();
+        synchronized (queue) {
+            failed = true;
+            queue.clear();
+        }
     }
 
     private void fail(RuntimeException e) {
-        failed = true;
-        queue.clear();
+        synchronized (queue) {
+            if (failed) {
+                return;
+            }
+            failed = true;
+            queue.clear();
+        }
         listener.onWriteFailed(e);
     }
 

@@ -155,7 +155,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             return failStart(name, Status.error(RaftError.INVALID_ARGUMENT, "%s", roleError));
         }
         long now = now();
-        logWriter = new LogWriter(logStorage, lanes.diskLane(), new DiskListener(), lanes.sparseWriteClock());
+        logWriter = new LogWriter(logStorage, lanes.diskLane(), new DiskListener(), lanes.sparseWriteClock(),
+                lanes.appendsTogether(logStorage));
         fsm = new FsmCaller(stateMachine, logStorage, stored.recentEntries(), closures, lanes.applyLane(),
                 lanes.applyOnCommittingThread(), snapIndex, stored.base().toEntry(),
                 applied -> metrics.applied(applied, nanos()), error -> lane.execute(() -> enterError(error)));

@@ -25,4 +25,14 @@ public interface NodeRuntime {
 
     /** Runs each node's apply lane (the user's state machine). */
     Executor applyPool();
+
+    /**
+     * Whether a storage may make writes durable and acknowledge them on threads of its own
+     * ({@link io.wheelraft.core.spi.LogStorage#appendsTogether()}). The simulation says no: every
+     * step must run on its executors, in the order it picks, for a run to be replayable from its
+     * seed; its nodes write on their disk lanes.
+     */
+    default boolean storageThreadsAllowed() {
+        return true;
+    }
 }

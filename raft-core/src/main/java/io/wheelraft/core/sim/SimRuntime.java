@@ -35,6 +35,12 @@ public final class SimRuntime implements NodeRuntime {
         return diskRandom;
     }
 
+    /** Every write runs on the simulated disk lanes, so a seed replays the same run. */
+    @Override
+    public boolean storageThreadsAllowed() {
+        return false;
+    }
+
     public ManualClock manualClock() {
         return clock;
     }

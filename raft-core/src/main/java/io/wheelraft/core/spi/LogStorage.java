@@ -46,6 +46,44 @@ public interface LogStorage extends AutoCloseable {
      */
     void append(List<LogEntry> entries);
 
+    /**
+     * Whether {@link #appendAsync} hands the write to be made durable together with other logs'
+     * writes (one write and one sync for many groups) instead of writing on the calling thread.
+     * A node then queues its appends that way and no thread of its own waits for the disk.
+     */
+    default boolean appendsTogether() {
+        return false;
+    }
+
+    /**
+     * Drops the entries after {@code truncateAfter} (none when it is negative) and appends
+     * {@code entries}, which must continue the log from there, as one durable write; {@code done}
+     * is told null once it is durable, or the {@link StorageException}, perhaps on another thread.
+     * The new entries are readable once {@code done} is told. At most one such write is under way
+     * per log: the caller starts no other write to it until {@code done}. The default does
+     * {@link #truncateSuffix} and {@link #append} on the calling thread.
+     *
+     * @throws IllegalArgumentException if the entries do not continue the log (nothing is written)
+     */
+    default void appendAsync(long truncateAfter, List<LogEntry> entries, java.util.function.Consumer<RuntimeException> done) {
+        long keptLast = truncateAfter < 0 ? lastLogIndex() : Math.max(firstLogIndex() - 1, Math.min(lastLogIndex(), truncateAfter));
+        if (!entries.isEmpty() && entries.get(0).getIndex() != keptLast + 1) {
+            throw new IllegalArgumentException("entry index " + entries.get(0).getIndex() + " does not continue the log: expected "
+                    + (keptLast + 1) + " (log holds " + firstLogIndex() + ".." + lastLogIndex()
+                    + (truncateAfter < 0 ? "" : ", cut after " + truncateAfter) + ")");
+        }
+        try {
+            if (truncateAfter >= 0) {
+                truncateSuffix(truncateAfter);
+            }
+            append(entries);
+        } catch (StorageException e) {
+            done.accept(e);
+            return;
+        }
+        done.accept(null);
+    }
+
     /** Drops entries before {@code firstIndexKept}. No-op if it is not past the first index. */
     void truncatePrefix(long firstIndexKept);
 

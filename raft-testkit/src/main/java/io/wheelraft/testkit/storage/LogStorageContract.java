@@ -366,6 +366,57 @@ public abstract class LogStorageContract {
         assertThrows(StorageException.class, () -> log.reset(9));
     }
 
+    // ---- appendAsync -----------------------------------------------------------------------------
+
+    /** Runs {@link LogStorage#appendAsync} and waits for its outcome; a failure is thrown. */
+    private void appendAsyncAndWait(long truncateAfter, List<LogEntry> entries) throws Exception {
+        java.util.concurrent.CompletableFuture<RuntimeException> outcome = new java.util.concurrent.CompletableFuture<>();
+        log.appendAsync(truncateAfter, entries, outcome::complete);
+        RuntimeException failure = outcome.get(30, TimeUnit.SECONDS);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Test
+    void appendAsyncMakesTheEntriesReadableAndDurableOnceDone() throws Exception {
+        List<LogEntry> entries = List.of(data(1, 1), config(2, 1, "a:1", "b:2"), data(3, 1));
+        appendAsyncAndWait(-1, entries);
+        assertBounds(1, 3);
+        assertHolds(entries);
+        appendAsyncAndWait(-1, range(4, 5, 1));
+        restart();
+        assertBounds(1, 5);
+        assertHolds(entries);
+        assertEquals(List.of(entries.get(1)), log.configurationEntries());
+    }
+
+    @Test
+    void appendAsyncCutsAfterTheGivenIndexThenAppendsAndBothSurviveARestart() throws Exception {
+        log.append(List.of(data(1, 1), data(2, 1), data(3, 1), config(4, 1, "a:1"), data(5, 1), data(6, 1)));
+        List<LogEntry> replacing = List.of(data(4, 2), data(5, 2));
+        appendAsyncAndWait(3, replacing);
+        assertBounds(1, 5);
+        assertHolds(replacing);
+        assertTrue(log.configurationEntries().isEmpty(), "the cut configuration entry is still listed: " + log.configurationEntries());
+        restart();
+        assertBounds(1, 5);
+        assertHolds(replacing);
+        assertNull(log.entry(6));
+    }
+
+    @Test
+    void appendAsyncThatDoesNotContinueTheCutLogIsRejectedAndWritesNothing() {
+        log.append(range(1, 6, 1));
+        AtomicBoolean told = new AtomicBoolean();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> log.appendAsync(3, range(5, 6, 2), failure -> told.set(true)));
+        assertTrue(e.getMessage().contains("4"), "names the index expected after the cut: " + e.getMessage());
+        assertBounds(1, 6);
+        assertHolds(range(1, 6, 1));
+        assertTrue(!told.get(), "a rejected write has no outcome to tell");
+    }
+
     // ---- concurrent readers ----------------------------------------------------------------------
 
     /**
