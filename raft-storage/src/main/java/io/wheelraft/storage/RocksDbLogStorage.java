@@ -318,6 +318,9 @@ public final class RocksDbLogStorage implements LogStorage {
         queue.submit(new GroupCommitQueue.Job() {
             @Override
             public void fill(WriteBatch batch, RocksDbStore s) throws RocksDBException {
+                // A log closed since (its group stopped or removed) writes nothing more: a late write
+                // must not land behind the back of the group's next incarnation.
+                checkOpen();
                 if (cutFrom >= 0) {
                     deleteRange(batch, cutFrom, current.last + 1);
                 }

@@ -224,6 +224,26 @@ class GroupCommitQueueTest {
         }
     }
 
+    @Test
+    void anAppendQueuedBeforeItsLogClosedIsNotWrittenAndSaysWhy() throws Exception {
+        RocksDbLogStorage log = store.logStorage("closing");
+        GroupCommitQueue queue = store.groupCommitQueue();
+        CountDownLatch release = new CountDownLatch(1);
+        PutJob holder = new PutJob("holder", release);
+        queue.submit(holder);
+        awaitFilling(holder);
+        CompletableFuture<RuntimeException> outcome = new CompletableFuture<>();
+        log.appendAsync(-1, List.of(entry(1, 0)), outcome::complete);
+        log.close(); // the group stops while its append waits
+        release.countDown();
+        RuntimeException failure = outcome.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertInstanceOf(StorageException.class, failure);
+        assertTrue(failure.getMessage().contains("closed"), failure.getMessage());
+        RocksDbLogStorage reopened = store.logStorage("closing");
+        assertEquals(0, reopened.lastLogIndex(), "the late append landed behind the reopened log's back");
+        assertNull(reopened.entry(1));
+    }
+
     private static void awaitFilling(PutJob job) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (job.filledOn == null) {
