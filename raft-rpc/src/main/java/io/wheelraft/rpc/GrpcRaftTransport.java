@@ -97,7 +97,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         this.channels = new ChannelPool(options, listeners, scheduler, loops);
         listeners.probeBreaksWith(new PeerGoneProbe(loops, listeners, GONE_PROBE_TIMEOUT_MS));
         this.incarnation = newIncarnation();
-        this.liveness = new LivenessWatch(channels, scheduler, options);
+        this.liveness = new LivenessWatch(channels, scheduler, options, new IoLag(loops.loops()));
         InboundConnectionTracker tracker = new InboundConnectionTracker(listeners);
         this.inbound = tracker;
         RaftServiceImpl raftService = new RaftServiceImpl(handlers, tracker, new InFlightBytes(options.maxInboundInFlightBytes()),
@@ -160,6 +160,16 @@ public final class GrpcRaftTransport implements RaftTransport {
     /** Liveness pings answered since start, by all endpoints (tests and diagnostics). */
     long livenessPingsAnswered() {
         return liveness.pingsAnswered();
+    }
+
+    /** Liveness checks made while this transport's event loops were behind (tests and diagnostics). */
+    long livenessIoLagged() {
+        return liveness.ioLagged();
+    }
+
+    /** The event loops this transport runs on (tests). */
+    TransportEventLoops eventLoops() {
+        return loops;
     }
 
     /** Messages sent on the peer streams to every endpoint since start (tests and diagnostics). */

@@ -34,6 +34,9 @@ final class LivenessWatch {
     private static final Logger LOG = LoggerFactory.getLogger(LivenessWatch.class);
 
     private final ChannelPool channels;
+    /** How far behind the I/O threads that read the peers' answers are. */
+    private final IoLag ioLag;
+    private final LongAdder ioLagged = new LongAdder();
     private final ScheduledExecutorService scheduler;
     private final long intervalMs;
     private final long silenceMs;
@@ -48,8 +51,9 @@ final class LivenessWatch {
     private volatile boolean stopped;
     private ScheduledFuture<?> task;
 
-    LivenessWatch(ChannelPool channels, ScheduledExecutorService scheduler, RpcOptions options) {
+    LivenessWatch(ChannelPool channels, ScheduledExecutorService scheduler, RpcOptions options, IoLag ioLag) {
         this.channels = channels;
+        this.ioLag = ioLag;
         this.scheduler = scheduler;
         this.intervalMs = options.livenessIntervalMs();
         this.silenceMs = options.livenessSilenceMs();
@@ -83,6 +87,11 @@ final class LivenessWatch {
         return stalls.sum();
     }
 
+    /** Checks made while the event loops were behind (diagnostics). */
+    long ioLagged() {
+        return ioLagged.sum();
+    }
+
     /** Pings answered since start (tests and diagnostics). */
     long pingsAnswered() {
         return pingsAnswered.sum();
@@ -100,6 +109,14 @@ final class LivenessWatch {
                 listeningSinceNanos = now;
                 stalls.increment();
             }
+            // The same when the event loops that read the answers (and send the pings) fell more
+            // than an interval behind: answers may be waiting unread, so each peer gets the whole
+            // silence allowance again from the first check after they caught up.
+            if (ioLag.lagNanos(now) > 0) {
+                listeningSinceNanos = now;
+                ioLagged.increment();
+            }
+            ioLag.probe(now);
             lastTickNanos = now;
             long listeningSince = listeningSinceNanos;
             channels.forEach(remote -> {

@@ -14,6 +14,8 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.netty.shaded.io.netty.util.concurrent.EventExecutor;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -97,6 +99,15 @@ final class TransportEventLoops implements AutoCloseable {
             loop.execute(() -> LOOP_OF_THIS_THREAD.set(loop));
         }
         return group;
+    }
+
+    /** The group's event loops (for {@link IoLag}'s probes). */
+    List<Executor> loops() {
+        List<Executor> out = new ArrayList<>();
+        for (EventExecutor executor : group) {
+            out.add(executor);
+        }
+        return out;
     }
 
     NettyServerBuilder applyTo(NettyServerBuilder b) {

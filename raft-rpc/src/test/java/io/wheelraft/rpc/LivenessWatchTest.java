@@ -90,6 +90,40 @@ class LivenessWatchTest {
         assertEquals(0, b.livenessPingsSent(), "b has no channel to a, so it watches nothing");
     }
 
+    /**
+     * This process's only event loop is held busy for two silence allowances while the peer is
+     * fine: no answer can be read (nor ping sent) meanwhile, and that is this process's lag, not
+     * the peer's silence. Without the lag probes the peer was reported silent.
+     */
+    @Test
+    void aPeerIsNotReportedSilentWhileThisProcessesEventLoopsAreBehind() throws Exception {
+        GrpcRaftTransport a = start(RpcOptions.builder().liveness(INTERVAL_MS, SILENCE_MS).ioThreads(1).build());
+        GrpcRaftTransport b = start(FAST);
+        a.prepareConnection(Requests.peerAt(b));
+        await("b answers a ping", () -> a.livenessPingsAnswered() >= 1);
+        RecordingConnectionListener onA = listenTo(a);
+
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        a.eventLoops().loops().get(0).execute(() -> {
+            try {
+                release.await(); // the loop's backlog: it runs nothing else until released
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        long lagged = a.livenessIoLagged();
+        try {
+            // The watch runs on its own timer thread: it keeps checking while the loop is held.
+            await("two silence allowances of checks with the loop behind", () -> a.livenessIoLagged() >= lagged + PINGS_PER_TWO_SILENCES);
+        } finally {
+            release.countDown();
+        }
+        long answered = a.livenessPingsAnswered();
+        await("answers read again", () -> a.livenessPingsAnswered() >= answered + PINGS_PER_TWO_SILENCES);
+
+        assertEquals(List.of(), onA.events, "a peer that answered all along was reported");
+    }
+
     @Test
     void aClosedPeerIsReportedLostOnceAndSilenceDoesNotReportItAgain() throws Exception {
         GrpcRaftTransport a = start(FAST);

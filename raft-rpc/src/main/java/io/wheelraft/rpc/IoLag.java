@@ -1,0 +1,61 @@
+package io.wheelraft.rpc;
+
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Whether this process's I/O threads are behind, measured with probes: a tiny task posted to each
+ * event loop, which notes that it ran. A probe still waiting at the next check shows that its loop
+ * has not run anything new for a whole interval, so a peer's answer may be sitting unread in this
+ * process (and its pings unsent). The liveness watch then counts silence again from after the
+ * lag, as it does after a stall of its own timer thread; otherwise a process whose event loops
+ * fell a second behind (a burst of thousands of groups' messages on two cores) reported every peer
+ * silent at once, and every group it led stepped down for check-quorum.
+ *
+ * <p>One probe per loop at a time, posted by each {@link #probe}; {@link #lagNanos} is the age of
+ * the oldest probe not yet run. Thread-safe.
+ */
+final class IoLag {
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final List<? extends Executor> loops;
+    /** Per loop: when its probe waiting to run was posted, or {@link #NONE}. */
+    private final AtomicLongArray postedAt;
+
+    IoLag(List<? extends Executor> loops) {
+        this.loops = List.copyOf(loops);
+        this.postedAt = new AtomicLongArray(loops.size());
+        for (int i = 0; i < loops.size(); i++) {
+            postedAt.set(i, NONE);
+        }
+    }
+
+    /** Posts a probe to every loop that has none waiting. */
+    void probe(long nowNanos) {
+        for (int i = 0; i < loops.size(); i++) {
+            if (postedAt.compareAndSet(i, NONE, nowNanos)) {
+                int loop = i;
+                try {
+                    loops.get(i).execute(() -> postedAt.set(loop, NONE));
+                } catch (RejectedExecutionException e) {
+                    postedAt.set(i, NONE); // the loop is shutting down with the transport
+                }
+            }
+        }
+    }
+
+    /** The age of the oldest probe not yet run (0 when every loop has run its probe). */
+    long lagNanos(long nowNanos) {
+        long lag = 0;
+        for (int i = 0; i < loops.size(); i++) {
+            long posted = postedAt.get(i);
+            if (posted != NONE) {
+                lag = Math.max(lag, nowNanos - posted);
+            }
+        }
+        return lag;
+    }
+}
