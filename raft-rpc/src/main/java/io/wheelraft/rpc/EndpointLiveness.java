@@ -73,12 +73,21 @@ final class EndpointLiveness {
      * {@code Long.MIN_VALUE}: no stall.
      */
     void checkSilence(long nowNanos, long listeningSinceNanos) {
-        long heard = lastHeardNanos;
-        boolean stalledSince = listeningSinceNanos != Long.MIN_VALUE && listeningSinceNanos - heard > 0;
-        long silent = nowNanos - (stalledSince ? listeningSinceNanos : heard);
+        long silent = silentNanos(nowNanos, listeningSinceNanos);
         if (silent >= silenceNanos) {
             listeners.fireSilent(endpoint, TimeUnit.NANOSECONDS.toMillis(silent));
         }
+    }
+
+    /** Whether {@link #checkSilence(long, long)} would report the endpoint now (it reports nothing itself). */
+    boolean silentNow(long nowNanos, long listeningSinceNanos) {
+        return silentNanos(nowNanos, listeningSinceNanos) >= silenceNanos;
+    }
+
+    private long silentNanos(long nowNanos, long listeningSinceNanos) {
+        long heard = lastHeardNanos;
+        boolean stalledSince = listeningSinceNanos != Long.MIN_VALUE && listeningSinceNanos - heard > 0;
+        return nowNanos - (stalledSince ? listeningSinceNanos : heard);
     }
 
     /** Claims the endpoint's one ping slot; false while a ping is under way (a silent peer is not sent a pile of them). */

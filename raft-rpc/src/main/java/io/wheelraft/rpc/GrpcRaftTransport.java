@@ -288,8 +288,9 @@ public final class GrpcRaftTransport implements RaftTransport {
     }
 
     /**
-     * The silence allowed plus one ping interval: the silence is checked once per interval, so a
-     * loss is reported at most that long after the endpoint's last sign of life.
+     * The silence allowed plus two ping intervals: the silence is checked once per interval, and
+     * a peer found silent is reported at the next check, once this process's event loops have
+     * shown they are not the ones behind ({@link IoLag}).
      */
     @Override
     public long silentPeerDetectMs() {
@@ -298,7 +299,7 @@ public final class GrpcRaftTransport implements RaftTransport {
         }
         long silence = options.livenessSilenceMs();
         long interval = options.livenessIntervalMs();
-        return silence > Long.MAX_VALUE - interval ? Long.MAX_VALUE : silence + interval;
+        return silence > Long.MAX_VALUE - 2 * interval ? Long.MAX_VALUE : silence + 2 * interval;
     }
 
     @Override

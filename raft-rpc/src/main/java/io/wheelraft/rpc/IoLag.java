@@ -14,8 +14,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * fell a second behind (a burst of thousands of groups' messages on two cores) reported every peer
  * silent at once, and every group it led stepped down for check-quorum.
  *
- * <p>One probe per loop at a time, posted by each {@link #probe}; {@link #lagNanos} is the age of
- * the oldest probe not yet run. Thread-safe.
+ * <p>Probes are posted only when a peer is about to be reported silent (a probe wakes an idle loop,
+ * and on a virtualised machine forty wake-ups a second cost a visible share of an idle process's
+ * CPU). One probe per loop at a time; {@link #lagNanos} is the age of the oldest probe not yet
+ * run, {@link #answeredSince} whether every loop ran one posted since a given time. Thread-safe.
  */
 final class IoLag {
 
@@ -24,12 +26,16 @@ final class IoLag {
     private final List<? extends Executor> loops;
     /** Per loop: when its probe waiting to run was posted, or {@link #NONE}. */
     private final AtomicLongArray postedAt;
+    /** Per loop: when the last probe it ran had been posted, or {@link #NONE}. */
+    private final AtomicLongArray ranPostedAt;
 
     IoLag(List<? extends Executor> loops) {
         this.loops = List.copyOf(loops);
         this.postedAt = new AtomicLongArray(loops.size());
+        this.ranPostedAt = new AtomicLongArray(loops.size());
         for (int i = 0; i < loops.size(); i++) {
             postedAt.set(i, NONE);
+            ranPostedAt.set(i, NONE);
         }
     }
 
@@ -39,12 +45,26 @@ final class IoLag {
             if (postedAt.compareAndSet(i, NONE, nowNanos)) {
                 int loop = i;
                 try {
-                    loops.get(i).execute(() -> postedAt.set(loop, NONE));
+                    loops.get(i).execute(() -> {
+                        ranPostedAt.set(loop, nowNanos);
+                        postedAt.set(loop, NONE);
+                    });
                 } catch (RejectedExecutionException e) {
                     postedAt.set(i, NONE); // the loop is shutting down with the transport
                 }
             }
         }
+    }
+
+    /** Whether every loop has run a probe posted at {@code sinceNanos} or later. */
+    boolean answeredSince(long sinceNanos) {
+        for (int i = 0; i < loops.size(); i++) {
+            long ran = ranPostedAt.get(i);
+            if (ran == NONE || ran - sinceNanos < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The age of the oldest probe not yet run (0 when every loop has run its probe). */

@@ -111,17 +111,27 @@ final class LivenessWatch {
             }
             // The same when the event loops that read the answers (and send the pings) fell more
             // than an interval behind: answers may be waiting unread, so each peer gets the whole
-            // silence allowance again from the first check after they caught up.
+            // silence allowance again from the first check after they caught up. Whether they are
+            // behind is asked only when a peer looks silent: a probe posted then must have run by
+            // the next check before the peer is reported.
             if (ioLag.lagNanos(now) > 0) {
                 listeningSinceNanos = now;
                 ioLagged.increment();
             }
-            ioLag.probe(now);
+            long previousTick = lastTickNanos;
             lastTickNanos = now;
             long listeningSince = listeningSinceNanos;
+            boolean[] due = {false};
+            channels.forEach(remote -> due[0] |= remote.liveness().silentNow(now, listeningSince));
+            boolean loopsAnswered = due[0] && previousTick != 0 && ioLag.answeredSince(previousTick);
+            if (due[0]) {
+                ioLag.probe(now);
+            }
             channels.forEach(remote -> {
                 if (!stopped) {
-                    remote.liveness().checkSilence(now, listeningSince);
+                    if (loopsAnswered) {
+                        remote.liveness().checkSilence(now, listeningSince);
+                    }
                     ping(remote);
                 }
             });

@@ -46,6 +46,17 @@ class IoLagTest {
     }
 
     @Test
+    void loopsHaveAnsweredSinceATimeOnlyOnceEachRanAProbePostedThen() {
+        assertEquals(false, lag.answeredSince(0), "no probe ever ran");
+        lag.probe(1_000);
+        loop0.poll().run();
+        assertEquals(false, lag.answeredSince(1_000), "loop 1 has not run its probe");
+        loop1.poll().run();
+        assertEquals(true, lag.answeredSince(1_000));
+        assertEquals(false, lag.answeredSince(1_001), "the probes were posted before that time");
+    }
+
+    @Test
     void aLoopThatRefusesTasksIsNotCountedAsBehind() {
         Executor closed = task -> {
             throw new RejectedExecutionException("shutting down");
