@@ -35,6 +35,8 @@ final class Election {
     private static final RateLimitedLog PRE_VOTE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     private static final RateLimitedLog LOST_ROUND_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     private static final RateLimitedLog VOTE_TIMEOUT_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    /** A failover at 10,000 groups starts thousands of campaigns in seconds: one line, then a count. */
+    private static final RateLimitedLog CAMPAIGN_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftCore core;
     private final RaftConfig config;
@@ -604,7 +606,7 @@ final class Election {
         // Durable first: if the write fails nothing of the new term exists, here or on the wire.
         core.enterNextTerm();
         tally = new VoteTally(false, core.term(), self);
-        LOG.info("{} campaigns in term {}", core.label(), core.term());
+        CAMPAIGN_LOG.info(nowMs, "{} campaigns in term {}", core.label(), core.term());
         if (tally.outcome(core.membership()) == VoteTally.Outcome.WON) {
             core.becomeLeader(nowMs);
             return;
