@@ -238,30 +238,57 @@ public final class RocksDbLogStorage implements LogStorage {
             return;
         }
         Bounds current = bounds;
-        long expected = current.last + 1;
+        Encoded encoded = encode(entries, current, current.last, -1);
         try (WriteBatch batch = new WriteBatch()) {
-            for (LogEntry entry : entries) {
-                if (entry.getIndex() != expected) {
-                    throw new IllegalArgumentException("entry index " + entry.getIndex() + " does not continue the log of "
-                            + where + ": expected " + expected + " (log holds " + current.first + ".." + current.last + ")");
-                }
-                if (entry.getType() == EntryType.ENTRY_TYPE_UNKNOWN || entry.getType() == EntryType.UNRECOGNIZED) {
-                    throw new IllegalArgumentException("entry " + entry.getIndex() + " has no valid type (" + entry.getTypeValue() + ")");
-                }
-                byte[] key = LogKeys.key(tag, entry.getIndex());
-                byte[] value = EntryCodec.encode(entry);
-                batch.put(store.logFamily(), key, value);
-                if (entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
-                    batch.put(store.confFamily(), key, value);
-                }
-                expected++;
-            }
+            encoded.putInto(batch);
             store.write(batch, false);
         } catch (RocksDBException e) {
-            throw new StorageException("append of entries " + entries.get(0).getIndex() + ".." + (expected - 1)
+            throw new StorageException("append of entries " + entries.get(0).getIndex() + ".." + encoded.lastIndex()
                     + " to " + where + " failed: " + e.getMessage(), e);
         }
-        bounds = new Bounds(current.first, expected - 1);
+        bounds = new Bounds(current.first, encoded.lastIndex());
+    }
+
+    /** Entries checked and encoded for the log: each key and value, and whether it also goes to {@code conf}. */
+    private record Encoded(RocksDbStore store, byte[][] keys, byte[][] values, boolean[] configuration, long lastIndex) {
+        void putInto(WriteBatch batch) throws RocksDBException {
+            for (int i = 0; i < keys.length; i++) {
+                batch.put(store.logFamily(), keys[i], values[i]);
+                if (configuration[i]) {
+                    batch.put(store.confFamily(), keys[i], values[i]);
+                }
+            }
+        }
+    }
+
+    /**
+     * Checks that {@code entries} continue the log after {@code keptLast} (what {@code current}
+     * keeps, cut after {@code truncateAfter} if that is not negative) and encodes them.
+     *
+     * @throws IllegalArgumentException naming the index expected, or an entry without a valid type
+     */
+    private Encoded encode(List<LogEntry> entries, Bounds current, long keptLast, long truncateAfter) {
+        int n = entries.size();
+        byte[][] keys = new byte[n][];
+        byte[][] values = new byte[n][];
+        boolean[] configuration = new boolean[n];
+        long expected = keptLast + 1;
+        for (int i = 0; i < n; i++) {
+            LogEntry entry = entries.get(i);
+            if (entry.getIndex() != expected) {
+                throw new IllegalArgumentException("entry index " + entry.getIndex() + " does not continue the log of "
+                        + where + ": expected " + expected + " (log holds " + current.first + ".." + current.last
+                        + (truncateAfter < 0 ? "" : ", cut after " + truncateAfter) + ")");
+            }
+            if (entry.getType() == EntryType.ENTRY_TYPE_UNKNOWN || entry.getType() == EntryType.UNRECOGNIZED) {
+                throw new IllegalArgumentException("entry " + entry.getIndex() + " has no valid type (" + entry.getTypeValue() + ")");
+            }
+            keys[i] = LogKeys.key(tag, entry.getIndex());
+            values[i] = EntryCodec.encode(entry);
+            configuration[i] = entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION;
+            expected++;
+        }
+        return new Encoded(store, keys, values, configuration, expected - 1);
     }
 
     /** Appends through the store's {@link GroupCommitQueue}: one write and one sync for every group queued meanwhile. */
@@ -280,31 +307,12 @@ public final class RocksDbLogStorage implements LogStorage {
         checkOpen();
         Bounds current = bounds;
         long keptLast = truncateAfter < 0 ? current.last : Math.max(current.first - 1, Math.min(current.last, truncateAfter));
-        long expected = keptLast + 1;
-        int n = entries.size();
-        byte[][] keys = new byte[n][];
-        byte[][] values = new byte[n][];
-        boolean[] configuration = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            LogEntry entry = entries.get(i);
-            if (entry.getIndex() != expected) {
-                throw new IllegalArgumentException("entry index " + entry.getIndex() + " does not continue the log of "
-                        + where + ": expected " + expected + " (log holds " + current.first + ".." + current.last
-                        + (truncateAfter < 0 ? "" : ", cut after " + truncateAfter) + ")");
-            }
-            if (entry.getType() == EntryType.ENTRY_TYPE_UNKNOWN || entry.getType() == EntryType.UNRECOGNIZED) {
-                throw new IllegalArgumentException("entry " + entry.getIndex() + " has no valid type (" + entry.getTypeValue() + ")");
-            }
-            keys[i] = LogKeys.key(tag, entry.getIndex());
-            values[i] = EntryCodec.encode(entry);
-            configuration[i] = entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION;
-            expected++;
-        }
+        Encoded encoded = encode(entries, current, keptLast, truncateAfter);
         long cutFrom = keptLast < current.last ? keptLast + 1 : -1;
         Bounds shrunk = new Bounds(current.first, keptLast);
-        Bounds grown = new Bounds(current.first, expected - 1);
+        Bounds grown = new Bounds(current.first, encoded.lastIndex());
         String what = (cutFrom < 0 ? "" : "truncate after " + keptLast + " and ")
-                + (n == 0 ? "nothing" : "append of entries " + entries.get(0).getIndex() + ".." + (expected - 1));
+                + (entries.isEmpty() ? "nothing" : "append of entries " + entries.get(0).getIndex() + ".." + encoded.lastIndex());
         GroupCommitQueue queue;
         try {
             queue = store.groupCommitQueue();
@@ -324,12 +332,7 @@ public final class RocksDbLogStorage implements LogStorage {
                 if (cutFrom >= 0) {
                     deleteRange(batch, cutFrom, current.last + 1);
                 }
-                for (int i = 0; i < n; i++) {
-                    batch.put(s.logFamily(), keys[i], values[i]);
-                    if (configuration[i]) {
-                        batch.put(s.confFamily(), keys[i], values[i]);
-                    }
-                }
+                encoded.putInto(batch);
             }
 
             @Override

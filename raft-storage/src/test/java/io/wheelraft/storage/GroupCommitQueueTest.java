@@ -97,9 +97,7 @@ class GroupCommitQueueTest {
     void everythingQueuedWhileAWriteIsUnderWayGoesIntoTheNextWriteTogether() throws Exception {
         GroupCommitQueue queue = store.groupCommitQueue();
         CountDownLatch release = new CountDownLatch(1);
-        PutJob holder = new PutJob("holder", release);
-        queue.submit(holder);
-        awaitFilling(holder); // the writer has taken the holder's write and waits inside it
+        PutJob holder = holdWriter(queue, release);
         List<PutJob> waiting = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             PutJob job = new PutJob("g" + i);
@@ -119,9 +117,7 @@ class GroupCommitQueueTest {
     void aJobThatCannotBePreparedFailsAloneAndTheOthersOfItsWriteSucceed() throws Exception {
         GroupCommitQueue queue = store.groupCommitQueue();
         CountDownLatch release = new CountDownLatch(1);
-        PutJob holder = new PutJob("holder", release);
-        queue.submit(holder);
-        awaitFilling(holder);
+        holdWriter(queue, release);
         PutJob before = new PutJob("before");
         PutJob broken = new PutJob("broken") {
             @Override
@@ -203,9 +199,7 @@ class GroupCommitQueueTest {
         }
         GroupCommitQueue queue = store.groupCommitQueue();
         CountDownLatch release = new CountDownLatch(1);
-        PutJob holder = new PutJob("holder", release);
-        queue.submit(holder);
-        awaitFilling(holder);
+        holdWriter(queue, release);
         List<CompletableFuture<RuntimeException>> outcomes = new ArrayList<>();
         for (int g = 0; g < groups; g++) {
             CompletableFuture<RuntimeException> outcome = new CompletableFuture<>();
@@ -229,9 +223,7 @@ class GroupCommitQueueTest {
         RocksDbLogStorage log = store.logStorage("closing");
         GroupCommitQueue queue = store.groupCommitQueue();
         CountDownLatch release = new CountDownLatch(1);
-        PutJob holder = new PutJob("holder", release);
-        queue.submit(holder);
-        awaitFilling(holder);
+        holdWriter(queue, release);
         CompletableFuture<RuntimeException> outcome = new CompletableFuture<>();
         log.appendAsync(-1, List.of(entry(1, 0)), outcome::complete);
         log.close(); // the group stops while its append waits
@@ -242,6 +234,14 @@ class GroupCommitQueueTest {
         RocksDbLogStorage reopened = store.logStorage("closing");
         assertEquals(0, reopened.lastLogIndex(), "the late append landed behind the reopened log's back");
         assertNull(reopened.entry(1));
+    }
+
+    /** Submits a job whose preparation waits for {@code release}, and returns once the writer is inside it. */
+    private static PutJob holdWriter(GroupCommitQueue queue, CountDownLatch release) {
+        PutJob holder = new PutJob("holder", release);
+        queue.submit(holder);
+        awaitFilling(holder);
+        return holder;
     }
 
     private static void awaitFilling(PutJob job) {

@@ -40,15 +40,12 @@ final class LogWriter {
 
     private enum Kind { APPEND, TRUNCATE_PREFIX, RESET }
 
-    /** {@code index}: truncate after it first (-1: none) for appends; first kept / next index otherwise. */
-    private record Write(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
-    }
-
     /**
-     * What one write does: a truncation or reset alone, or appends merged ({@code index}: truncate
-     * after it first, -1: none); {@code generation} is that of the last write with entries.
+     * {@code index}: truncate after it first (-1: none) for appends; first kept / next index
+     * otherwise. What one write does is a {@code Write} too: a truncation or reset alone, or
+     * appends merged, tagged with the generation of the last of them that had entries.
      */
-    private record Step(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
+    private record Write(Kind kind, long index, List<LogEntry> entries, long generation, Runnable onDone) {
     }
 
     private final LogStorage storage;
@@ -144,7 +141,7 @@ final class LogWriter {
             busy = true;
         }
         if (here) {
-            Step step = nextStep();
+            Write step = nextStep();
             if (step != null && runNow(step)) {
                 startNext();
             }
@@ -157,7 +154,7 @@ final class LogWriter {
      * Takes the next write off the queue, or ends the busy spell; called only by the one who set
      * {@code busy}. Null when there is nothing (more) to write.
      */
-    private Step nextStep() {
+    private Write nextStep() {
         synchronized (queue) {
             Write head = queue.peek();
             if (head == null || failed) {
@@ -165,20 +162,20 @@ final class LogWriter {
                 return null;
             }
             queue.poll();
-            if (head.kind() != Kind.APPEND) {
-                return new Step(head.kind(), head.index(), List.of(), head.generation(), head.onDone());
+            Write w = queue.peek();
+            if (head.kind() != Kind.APPEND || w == null || w.kind() != Kind.APPEND || w.index() >= 0) {
+                return head; // alone: nothing queued after it can join (no copy of its entries)
             }
             List<LogEntry> entries = new ArrayList<>(head.entries());
             long entriesGeneration = head.generation();
-            Write w;
-            while ((w = queue.peek()) != null && w.kind() == Kind.APPEND && w.index() < 0) {
+            do {
                 queue.poll(); // appends that truncate nothing join the write
                 entries.addAll(w.entries());
                 if (!w.entries().isEmpty()) {
                     entriesGeneration = w.generation();
                 }
-            }
-            return new Step(Kind.APPEND, head.index(), entries, entriesGeneration, null);
+            } while ((w = queue.peek()) != null && w.kind() == Kind.APPEND && w.index() < 0);
+            return new Write(Kind.APPEND, head.index(), entries, entriesGeneration, null);
         }
     }
 
@@ -194,11 +191,11 @@ final class LogWriter {
             diskLane.execute(this::writeNextHere); // takes what is queued when it runs: more to merge
             return;
         }
-        Step step = nextStep();
+        Write step = nextStep();
         if (step == null) {
             return;
         }
-        if (step.kind() == Kind.APPEND && together) {
+        if (step.kind() == Kind.APPEND) {
             long started = inlineClock == null ? 0 : inlineClock.getAsLong();
             try {
                 storage.appendAsync(step.index(), step.entries(), failure -> {
@@ -225,14 +222,14 @@ final class LogWriter {
     }
 
     private void writeNextHere() {
-        Step step = nextStep();
+        Write step = nextStep();
         if (step != null && runNow(step)) {
             startNext();
         }
     }
 
     /** Writes {@code step} on this thread and acknowledges it; false if it failed. */
-    private boolean runNow(Step step) {
+    private boolean runNow(Write step) {
         long started = inlineClock == null ? 0 : inlineClock.getAsLong();
         try {
             switch (step.kind()) {
@@ -259,7 +256,7 @@ final class LogWriter {
         return true;
     }
 
-    private void acknowledge(Step step) {
+    private void acknowledge(Write step) {
         if (failed || step.entries().isEmpty()) {
             return;
         }
