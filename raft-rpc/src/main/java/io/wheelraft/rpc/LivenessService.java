@@ -8,7 +8,8 @@ import io.wheelraft.rpc.proto.PingResponse;
 import java.util.function.Supplier;
 
 /**
- * Answers liveness pings from peer processes with this transport's endpoint and incarnation. Served
+ * Answers liveness pings from peer processes with this transport's endpoint and incarnation, each
+ * ping a call of its own ({@code Ping}) or a message on a long-lived call ({@code Watch}). Served
  * on the connection's I/O thread: an answer must not wait behind application work, or a busy
  * process would look dead. Served whether or not this transport watches its own peers. Stateless
  * once its answer is built; thread-safe.
@@ -27,12 +28,37 @@ final class LivenessService extends LivenessGrpc.LivenessImplBase {
 
     @Override
     public void ping(PingRequest request, StreamObserver<PingResponse> responseObserver) {
+        responseObserver.onNext(answer());
+        responseObserver.onCompleted();
+    }
+
+    /** One answer per ping on the caller's long-lived call, until the caller ends it. */
+    @Override
+    public StreamObserver<PingRequest> watch(StreamObserver<PingResponse> answers) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(PingRequest request) {
+                answers.onNext(answer());
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // The caller cancelled or its connection broke: nothing to clean up.
+            }
+
+            @Override
+            public void onCompleted() {
+                answers.onCompleted();
+            }
+        };
+    }
+
+    private PingResponse answer() {
         PingResponse a = answer;
         if (a == null) {
             a = PingResponse.newBuilder().setEndpoint(endpoint.get()).setIncarnation(incarnation).build();
             answer = a;
         }
-        responseObserver.onNext(a);
-        responseObserver.onCompleted();
+        return a;
     }
 }

@@ -1,16 +1,12 @@
 package io.wheelraft.rpc;
 
-import io.grpc.CallOptions;
-import io.grpc.Status;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.wheelraft.core.logging.RateLimitedLog;
-import io.wheelraft.rpc.proto.LivenessGrpc;
 import io.wheelraft.rpc.proto.PingRequest;
-import io.wheelraft.rpc.proto.PingResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -25,9 +21,10 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code prepareConnection} or a first call) until the transport closes.
  *
  * <p>One periodic task on the transport's timer thread does it all, so the threads used depend on
- * neither endpoints nor groups. A ping is an asynchronous unary call: the task never waits for it.
- * Each endpoint has at most one ping under way, with the silence allowed as its deadline, so a
- * black-holed peer is not sent a pile of them. Answers arrive on I/O threads.
+ * neither endpoints nor groups. The pings to an endpoint are messages on one long-lived call
+ * ({@link PingStream}): the task never waits for an answer. Each endpoint has at most one ping
+ * under way, and one unanswered for the silence allowed ends its call, so a black-holed peer is
+ * not sent a pile of them. Answers arrive on I/O threads.
  */
 final class LivenessWatch {
 
@@ -48,6 +45,8 @@ final class LivenessWatch {
     private long listeningSinceNanos = Long.MIN_VALUE;
     private final LongAdder stalls = new LongAdder();
     private volatile PingRequest ping;
+    /** Each endpoint's pings (timer thread only; channels live as long as the transport). */
+    private final Map<String, PingStream> streams = new HashMap<>();
     private volatile boolean stopped;
     private ScheduledFuture<?> task;
 
@@ -132,7 +131,7 @@ final class LivenessWatch {
                     if (loopsAnswered) {
                         remote.liveness().checkSilence(now, listeningSince);
                     }
-                    ping(remote);
+                    ping(remote, now);
                 }
             });
         } catch (RuntimeException e) {
@@ -140,48 +139,11 @@ final class LivenessWatch {
         }
     }
 
-    private void ping(ChannelPool.Remote remote) {
-        EndpointLiveness endpoint = remote.liveness();
-        if (!endpoint.startPing()) {
-            return;
-        }
-        pingsSent.increment();
-        try {
-            ClientCalls.asyncUnaryCall(
-                    remote.channel().newCall(LivenessGrpc.getPingMethod(), CallOptions.DEFAULT.withDeadlineAfter(silenceMs, TimeUnit.MILLISECONDS)),
-                    ping, new Answer(endpoint));
-        } catch (RuntimeException e) {
-            endpoint.pingEnded(); // the channel is shutting down with the transport
-        }
-    }
-
-    /** The outcome of one ping. */
-    private final class Answer implements StreamObserver<PingResponse> {
-        private final EndpointLiveness endpoint;
-
-        Answer(EndpointLiveness endpoint) {
-            this.endpoint = endpoint;
-        }
-
-        @Override
-        public void onNext(PingResponse response) {
-            endpoint.answered(response.getIncarnation(), System.nanoTime());
-            pingsAnswered.increment(); // after the report it may cause: tests wait on this count
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            endpoint.pingEnded();
-            if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
-                // A server that runs no liveness service still answered: it is alive, though it cannot tell a restart.
-                endpoint.answered(0, System.nanoTime());
-            }
-            // Anything else (unreachable, deadline passed) is no sign of life: the silence check decides.
-        }
-
-        @Override
-        public void onCompleted() {
-            endpoint.pingEnded();
+    private void ping(ChannelPool.Remote remote, long nowNanos) {
+        PingStream stream = streams.computeIfAbsent(remote.liveness().endpoint(),
+                e -> new PingStream(remote.channel(), remote.liveness(), silenceMs, pingsAnswered));
+        if (stream.ping(ping, nowNanos)) {
+            pingsSent.increment();
         }
     }
 }

@@ -27,20 +27,17 @@ final class FakeLivenessPeer implements AutoCloseable {
     private final Map<String, AtomicInteger> pingsFrom = new ConcurrentHashMap<>();
     private volatile boolean answering = true;
     private volatile long incarnation = 1001;
+    private final AtomicInteger watchCalls = new AtomicInteger();
 
+    /** A peer that answers pings both ways, each its own call or many on one call. */
     FakeLivenessPeer() {
+        this(true);
+    }
+
+    /** {@code streamed} false: a peer of an older version, whose only ping is a call of its own. */
+    FakeLivenessPeer(boolean streamed) {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new LivenessGrpc.LivenessImplBase() {
-                    @Override
-                    public void ping(PingRequest request, StreamObserver<PingResponse> answer) {
-                        pingsFrom.computeIfAbsent(request.getEndpoint(), e -> new AtomicInteger()).incrementAndGet();
-                        if (answering) {
-                            answer.onNext(PingResponse.newBuilder().setEndpoint(endpoint()).setIncarnation(incarnation).build());
-                            answer.onCompleted();
-                        }
-                        // else: never answered; the pinger's deadline ends the call
-                    }
-                })
+                .addService(streamed ? new StreamedPings() : new UnaryPings())
                 .build();
         try {
             server.start();
@@ -51,6 +48,57 @@ final class FakeLivenessPeer implements AutoCloseable {
 
     String endpoint() {
         return "127.0.0.1:" + server.getPort();
+    }
+
+    private class UnaryPings extends LivenessGrpc.LivenessImplBase {
+        @Override
+        public void ping(PingRequest request, StreamObserver<PingResponse> answer) {
+            if (received(request)) {
+                answer.onNext(answer());
+                answer.onCompleted();
+            }
+            // else: never answered; the pinger's deadline ends the call
+        }
+    }
+
+    private final class StreamedPings extends UnaryPings {
+        @Override
+        public StreamObserver<PingRequest> watch(StreamObserver<PingResponse> answers) {
+            watchCalls.incrementAndGet();
+            return new StreamObserver<>() {
+                @Override
+                public void onNext(PingRequest request) {
+                    if (received(request)) {
+                        answers.onNext(answer());
+                    }
+                    // else: never answered; the pinger gives up on the call after the silence allowed
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                    answers.onCompleted();
+                }
+            };
+        }
+    }
+
+    /** Counts the ping; whether to answer it. */
+    private boolean received(PingRequest request) {
+        pingsFrom.computeIfAbsent(request.getEndpoint(), e -> new AtomicInteger()).incrementAndGet();
+        return answering;
+    }
+
+    private PingResponse answer() {
+        return PingResponse.newBuilder().setEndpoint(endpoint()).setIncarnation(incarnation).build();
+    }
+
+    /** Long-lived ping calls opened to this peer, by anyone. */
+    int watchCalls() {
+        return watchCalls.get();
     }
 
     /** Whether pings get an answer; the connection stays open either way. */

@@ -217,6 +217,34 @@ class LivenessWatchTest {
     }
 
     @Test
+    void thePingsToAnEndpointShareOneLongLivedCall() throws Exception {
+        FakeLivenessPeer peer = fakePeer();
+        GrpcRaftTransport a = start(FAST);
+        a.prepareConnection(PeerId.parse(peer.endpoint()));
+        await("pings answered", () -> a.livenessPingsAnswered() >= 20);
+
+        assertEquals(1, peer.watchCalls(), "twenty pings, one call");
+        assertTrue(peer.pingsFrom(a.endpoint()) >= 20);
+    }
+
+    @Test
+    void aPeerWithoutTheLongLivedCallIsPingedWithCallsOfItsOwnAndWatchedAsBefore() throws Exception {
+        FakeLivenessPeer older = new FakeLivenessPeer(false);
+        toClose.add(older);
+        GrpcRaftTransport a = start(FAST);
+        a.prepareConnection(PeerId.parse(older.endpoint()));
+        await("pings answered", () -> a.livenessPingsAnswered() >= 10);
+        RecordingConnectionListener onA = listenTo(a);
+        assertTrue(older.pingsFrom(a.endpoint()) >= 10, "the unary pings reached it");
+
+        older.answer(false);
+        await("a is told the silent peer is lost", () -> onA.events.contains("silent " + older.endpoint()));
+        older.answer(true);
+        await("a is told the peer is back", () -> onA.events.contains("restored " + older.endpoint()));
+        assertEquals(List.of("silent " + older.endpoint(), "restored " + older.endpoint()), onA.events);
+    }
+
+    @Test
     void withTheWatchOffNothingIsPingedNorReportedAsSilent() throws Exception {
         FakeLivenessPeer peer = fakePeer();
         GrpcRaftTransport off = start(RpcOptions.builder().livenessWatch(false).build());
