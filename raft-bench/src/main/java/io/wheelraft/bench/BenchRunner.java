@@ -31,7 +31,7 @@ import java.util.stream.Stream;
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
  *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
- *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]]
+ *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]] [--cli-bench WARMUP_SECS]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
  * </pre>
  *
@@ -61,6 +61,9 @@ public final class BenchRunner {
     private Path docs = Path.of("docs");
     private Path workDir;
     private boolean jfr;
+    /** Warm-up seconds of the command line's bench run after each WheelRaft point; null: not run. */
+    private Integer cliBenchWarmupSecs;
+    private CliBenchCheck cliBench;
 
     private BenchRunner() {
     }
@@ -101,6 +104,7 @@ public final class BenchRunner {
                 case "--no-docs" -> docs = null;
                 case "--work-dir" -> workDir = Path.of(value(args, ++i, a));
                 case "--jfr" -> jfr = true;
+                case "--cli-bench" -> cliBenchWarmupSecs = nonNegative(a, value(args, ++i, a));
                 case "--jfr-settings" -> jfrSettings = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'");
             }
@@ -116,6 +120,9 @@ public final class BenchRunner {
 
     private void run(String argLine) throws Exception {
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("wheelraft-bench-");
+        if (cliBenchWarmupSecs != null) {
+            cliBench = new CliBenchCheck(counterJar, cliBenchWarmupSecs, durationSecs, work);
+        }
         RoundsSummary summary = new RoundsSummary();
         Instant started = Instant.now();
         // Ratios are of the first listed system to each other one.
@@ -143,11 +150,17 @@ public final class BenchRunner {
             System.out.println();
             System.out.print(ratios);
         }
+        String cliTable = cliBench == null ? "" : cliBench.table();
+        if (!cliTable.isEmpty()) {
+            System.out.println();
+            System.out.print(cliTable);
+        }
         if (docs != null) {
             Path dir = docs.resolve("benchmarks");
             BenchReport.charts(results, dir);
             Files.writeString(dir.resolve("cluster-comparison.md"), "# Cluster benchmark: last run\n\n" + facts + "\n\n"
-                    + BenchReport.table(results) + (ratios.isEmpty() ? "" : "\n" + ratios), StandardCharsets.UTF_8);
+                    + BenchReport.table(results) + (ratios.isEmpty() ? "" : "\n" + ratios) + (cliTable.isEmpty() ? "" : "\n" + cliTable),
+                    StandardCharsets.UTF_8);
             BenchReport.updateDocs(docs.resolve("benchmarks.md"), BenchReport.block(facts, results, ratios));
             System.out.println("\nwrote " + dir.resolve("cluster-comparison.md") + ", " + dir.resolve(BenchReport.THROUGHPUT_PNG) + ", "
                     + dir.resolve(BenchReport.P99_PNG) + " and the results block of " + docs.resolve("benchmarks.md"));
@@ -194,6 +207,15 @@ public final class BenchRunner {
                 results.add(new RoundsSummary.Point(round, system.label(), n, m, load));
                 System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms, server CPU ~%.1f us/op (%d failed; load avg %.2f)%n",
                         system.label(), n, r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), cpuMicrosPerOp, r.failed(), load);
+                if (cliBench != null && system.key().equals("wheelraft")) {
+                    // The client again after the command line, so that servers warming up (or the
+                    // machine drifting) over the three windows favours neither.
+                    CliBenchCheck.Measured cli = cliBench.run(cluster.endpoints(), n);
+                    ClosedLoopLoad.Measurement after = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L);
+                    CliBenchCheck.Point c = cliBench.record(n, m, after, cli);
+                    System.out.printf(Locale.ROOT, "  the command line's bench, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms; the client after it %,.0f ops/s: "
+                                    + "bench / client after %.2f%n", n, cli.opsPerSecond(), cli.p50Ms(), cli.p99Ms(), after.opsPerSecond(), c.ratio());
+                }
             }
             if (!cluster.exited().isEmpty()) {
                 LOG.warn("{}: nodes {} exited during the run; see {}", system.label(), cluster.exited(), runDir);
