@@ -55,6 +55,11 @@ final class ChannelPool implements AutoCloseable {
         return r;
     }
 
+    /** The channel to {@code endpoint} if one is open; never opens one. */
+    Remote peek(String endpoint) {
+        return remotes.get(endpoint);
+    }
+
     private Remote open(String endpoint) {
         ManagedChannel channel = RaftChannels.open(endpoint, options, loops);
         // Kept even with the watch off (Raft answers then mark it for nothing): one code path.

@@ -26,6 +26,8 @@ final class EndpointLiveness {
     /** The incarnation that answered the last ping; 0 until one answers with it. Guarded by this. */
     private long incarnation;
     private final AtomicBoolean pinging = new AtomicBoolean();
+    /** When the endpoint's own ping last proved a round trip (see {@link #pingedUs}); 0: never. */
+    private volatile long pingedUsNanos;
 
     EndpointLiveness(String endpoint, ConnectionListeners listeners, long silenceMs, long watchedSinceNanos) {
         this.endpoint = endpoint;
@@ -59,6 +61,22 @@ final class EndpointLiveness {
         } else {
             listeners.fireAnswered(endpoint);
         }
+    }
+
+    /**
+     * The endpoint's own liveness ping reached this process and showed that this process's answer
+     * to its previous one reached it: both directions work, as an answer to a ping of ours would
+     * show, and it names the endpoint's incarnation. Counts as that answer.
+     */
+    void pingedUs(long theirIncarnation, long nowNanos) {
+        pingedUsNanos = nowNanos;
+        answered(theirIncarnation, nowNanos);
+    }
+
+    /** Whether {@link #pingedUs} was called after {@code sinceNanos}: a ping of ours would prove nothing more. */
+    boolean pingedUsSince(long sinceNanos) {
+        long at = pingedUsNanos;
+        return at != 0 && at - sinceNanos > 0;
     }
 
     /** Reports the endpoint lost if it gave no sign of life for the silence allowed (once: until it answers again). */

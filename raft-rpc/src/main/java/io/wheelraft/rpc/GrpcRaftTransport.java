@@ -104,7 +104,7 @@ public final class GrpcRaftTransport implements RaftTransport {
                 scheduler, options.heartbeatBatchDelayMs(), options.maxMessageBytes());
         List<BindableService> services = new ArrayList<>(b.services);
         services.add(new AdminServiceImpl(nodes));
-        services.add(new LivenessService(this::endpoint, incarnation));
+        services.add(new LivenessService(this::endpoint, incarnation, liveness::pingedBy));
         java.util.Set<String> inline = new java.util.HashSet<>(b.inlineServices);
         inline.add(LivenessGrpc.SERVICE_NAME); // a ping must not wait behind application work
         this.server = new GrpcRaftServer(b.host, b.port, options, raftService, tracker, services, inline, loops);

@@ -16,14 +16,21 @@ import java.util.function.Supplier;
  */
 final class LivenessService extends LivenessGrpc.LivenessImplBase {
 
+    /** Told of a ping that proves a round trip with its sender: (sender's endpoint, sender's incarnation). */
+    interface RoundTrips {
+        void pingedBy(String endpoint, long incarnation);
+    }
+
     private final Supplier<String> endpoint;
     private final long incarnation;
+    private final RoundTrips roundTrips;
     /** Built on the first ping: the endpoint is known only once the server listens. */
     private volatile PingResponse answer;
 
-    LivenessService(Supplier<String> endpoint, long incarnation) {
+    LivenessService(Supplier<String> endpoint, long incarnation, RoundTrips roundTrips) {
         this.endpoint = endpoint;
         this.incarnation = incarnation;
+        this.roundTrips = roundTrips;
     }
 
     @Override
@@ -32,12 +39,23 @@ final class LivenessService extends LivenessGrpc.LivenessImplBase {
         responseObserver.onCompleted();
     }
 
-    /** One answer per ping on the caller's long-lived call, until the caller ends it. */
+    /**
+     * One answer per ping on the caller's long-lived call, until the caller ends it. The caller
+     * sends a ping on the call only once the previous one was answered, so every ping after the
+     * first shows that the sender is alive, that it reaches this process, and that this process's
+     * last answer reached it: the round trip a ping of this process's own would prove.
+     */
     @Override
     public StreamObserver<PingRequest> watch(StreamObserver<PingResponse> answers) {
         return new StreamObserver<>() {
+            private boolean answeredBefore;
+
             @Override
             public void onNext(PingRequest request) {
+                if (answeredBefore) {
+                    roundTrips.pingedBy(request.getEndpoint(), request.getIncarnation());
+                }
+                answeredBefore = true;
                 answers.onNext(answer());
             }
 

@@ -139,7 +139,29 @@ final class LivenessWatch {
         }
     }
 
+    /**
+     * A round trip shown by the endpoint's own ping (see {@link LivenessService#watch}): its
+     * liveness is updated as by an answer, and this process does not ping it while its pings keep
+     * coming. Two watching processes then exchange about half the messages: one ping and one
+     * answer per interval instead of two of each. Called on I/O threads.
+     */
+    void pingedBy(String endpoint, long incarnation) {
+        if (ping == null || stopped) {
+            return; // not watching: the peers' pings are answered and nothing more
+        }
+        ChannelPool.Remote remote = channels.peek(endpoint);
+        if (remote != null) {
+            remote.liveness().pingedUs(incarnation, System.nanoTime());
+        }
+        // else: no channel of ours to that endpoint (or it goes by another name here): it is not watched
+    }
+
     private void ping(ChannelPool.Remote remote, long nowNanos) {
+        // Half an interval of slack: a peer pinging once per interval of its own clock arrives a
+        // little early or late against ours, and must not look as if it had skipped one.
+        if (remote.liveness().pingedUsSince(nowNanos - TimeUnit.MILLISECONDS.toNanos(intervalMs) * 3 / 2)) {
+            return; // it proved the round trip itself within about the last interval
+        }
         PingStream stream = streams.computeIfAbsent(remote.liveness().endpoint(),
                 e -> new PingStream(remote.channel(), remote.liveness(), silenceMs, pingsAnswered));
         if (stream.ping(ping, nowNanos)) {

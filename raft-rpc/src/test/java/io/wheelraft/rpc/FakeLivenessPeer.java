@@ -1,5 +1,7 @@
 package io.wheelraft.rpc;
 
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -12,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,6 +32,9 @@ final class FakeLivenessPeer implements AutoCloseable {
     private volatile boolean answering = true;
     private volatile long incarnation = 1001;
     private final AtomicInteger watchCalls = new AtomicInteger();
+    private final AtomicInteger answersReceived = new AtomicInteger();
+    private volatile ManagedChannel pinger;
+    private volatile ScheduledExecutorService pingTimer;
 
     /** A peer that answers pings both ways, each its own call or many on one call. */
     FakeLivenessPeer() {
@@ -96,6 +103,58 @@ final class FakeLivenessPeer implements AutoCloseable {
         return PingResponse.newBuilder().setEndpoint(endpoint()).setIncarnation(incarnation).build();
     }
 
+    /**
+     * Pings {@code target} as a transport does, on one long-lived call: the next ping
+     * {@code intervalMs} after each answer, until {@link #stopPinging()}.
+     */
+    void startPinging(String target, long intervalMs) {
+        ManagedChannel channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
+        pinger = channel;
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        pingTimer = timer;
+        PingRequest ping = PingRequest.newBuilder().setEndpoint(endpoint()).setIncarnation(incarnation).build();
+        StreamObserver<PingRequest>[] out = new StreamObserver[1];
+        out[0] = LivenessGrpc.newStub(channel).watch(new StreamObserver<>() {
+            @Override
+            public void onNext(PingResponse answer) {
+                answersReceived.incrementAndGet();
+                try {
+                    timer.schedule(() -> {
+                        synchronized (out) {
+                            out[0].onNext(ping);
+                        }
+                    }, intervalMs, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    // stopPinging() ran
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onCompleted() {
+            }
+        });
+        synchronized (out) {
+            out[0].onNext(ping);
+        }
+    }
+
+    /** Stops the pings {@link #startPinging} sends. */
+    void stopPinging() {
+        if (pingTimer != null) {
+            pingTimer.shutdownNow();
+            pinger.shutdownNow();
+        }
+    }
+
+    /** Answers this peer's own pings received. */
+    int answersReceived() {
+        return answersReceived.get();
+    }
+
     /** Long-lived ping calls opened to this peer, by anyone. */
     int watchCalls() {
         return watchCalls.get();
@@ -119,6 +178,7 @@ final class FakeLivenessPeer implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        stopPinging();
         server.shutdownNow();
         server.awaitTermination(5, TimeUnit.SECONDS);
     }

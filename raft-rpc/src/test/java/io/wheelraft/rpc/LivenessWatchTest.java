@@ -228,6 +228,27 @@ class LivenessWatchTest {
     }
 
     @Test
+    void aPeerWhosePingsProveTheRoundTripIsNotPingedBackUntilTheyStop() throws Exception {
+        FakeLivenessPeer peer = fakePeer();
+        GrpcRaftTransport a = start(FAST);
+        a.prepareConnection(PeerId.parse(peer.endpoint()));
+        await("a's pings answered", () -> a.livenessPingsAnswered() >= 1);
+        RecordingConnectionListener onA = listenTo(a);
+
+        peer.startPinging(a.endpoint(), INTERVAL_MS);
+        await("the peer's pings answered", () -> peer.answersReceived() >= 3);
+        int pingedBefore = peer.pingsFrom(a.endpoint());
+        await("many more of the peer's pings answered", () -> peer.answersReceived() >= 3 + PINGS_PER_TWO_SILENCES);
+        assertTrue(peer.pingsFrom(a.endpoint()) <= pingedBefore + 1,
+                "a pinged a peer whose own pings showed the round trip: " + (peer.pingsFrom(a.endpoint()) - pingedBefore) + " pings");
+        assertEquals(List.of(), onA.events, "its pings kept it alive for two silence allowances");
+
+        peer.stopPinging();
+        await("a pings it again", () -> peer.pingsFrom(a.endpoint()) >= pingedBefore + 5);
+        assertEquals(List.of(), onA.events);
+    }
+
+    @Test
     void aPeerWithoutTheLongLivedCallIsPingedWithCallsOfItsOwnAndWatchedAsBefore() throws Exception {
         FakeLivenessPeer older = new FakeLivenessPeer(false);
         toClose.add(older);
