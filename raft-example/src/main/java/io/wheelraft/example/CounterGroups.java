@@ -264,7 +264,7 @@ public final class CounterGroups implements AutoCloseable {
                 throw new CliException(CliException.FAILED, "cannot open the storage of group '" + groupId + "' in " + data + ": "
                         + CounterServer.oneLine(e), e);
             }
-            CounterStateMachine counter = new CounterStateMachine();
+            CounterStateMachine counter = new CounterStateMachine(false);
             ExactlyOnceStateMachine stateMachine = new ExactlyOnceStateMachine(counter);
             NodeOptions options = new NodeOptions()
                     .electionTimeoutMs(settings.electionTimeoutMs())
@@ -280,6 +280,7 @@ public final class CounterGroups implements AutoCloseable {
                     .metaStorage(meta)
                     .snapshotStorage(snapshots)
                     .nodeMetrics(false) // not exported (see the class comment); saves the meters of every node
+                    .logRoleChanges(false) // a line per group and change flooded the log at a start or a failover
                     // A group idle for an election timeout goes quiet: no timer, no heartbeat of its own
                     // (the transport's per-process liveness watch stands in for them).
                     .quiesceAfterMs(settings.electionTimeoutMs())

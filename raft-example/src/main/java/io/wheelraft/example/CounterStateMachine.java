@@ -45,6 +45,18 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     private volatile long leaderTerm = -1;
     private volatile java.util.function.Supplier<io.wheelraft.core.Role> roleSource;
     private volatile Status lastError;
+    /** Whether gaining and losing leadership is logged at INFO (its lines name no group: the single counter's). */
+    private final boolean logLeadership;
+
+    /** The single counter: leadership changes are logged at INFO (the chaos tooling reads them). */
+    public CounterStateMachine() {
+        this(true);
+    }
+
+    /** {@code logLeadership} false: one of many groups' counters, whose node counts such changes instead. */
+    public CounterStateMachine(boolean logLeadership) {
+        this.logLeadership = logLeadership;
+    }
 
     /** The current value (as applied on this node; not a linearizable read by itself). */
     public long value() {
@@ -145,13 +157,17 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     @Override
     public void onLeaderStart(long term) {
         leaderTerm = term;
-        LOG.info("became leader in term {}", term);
+        if (logLeadership) {
+            LOG.info("became leader in term {}", term);
+        }
     }
 
     @Override
     public void onLeaderStop(Status status) {
         leaderTerm = -1;
-        LOG.info("stopped leading: {}", status);
+        if (logLeadership) {
+            LOG.info("stopped leading: {}", status);
+        }
     }
 
     /**

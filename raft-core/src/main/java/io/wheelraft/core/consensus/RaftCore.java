@@ -454,7 +454,8 @@ public final class RaftCore {
         setRole(Role.LEADER, self);
         replication = new Replication(config, log, out, term, memberships.current(), nowMs);
         changes.leaderStarted();
-        LOG.info("{} is leader of term {} (last log {})", label, term, log.lastIndex());
+        // DEBUG: the node logs the change to leader itself (or counts it, in a process of many groups).
+        LOG.debug("{} is leader of term {} (last log {})", label, term, log.lastIndex());
         // A fresh entry of our term lets earlier-term entries commit (§5.4.2, Figure 8). If the log
         // holds no membership yet, record it, so that peers joining later learn it from the log.
         LogEntry.Builder first = LogEntry.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1);

@@ -201,8 +201,14 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             }
             carryOut(); // schedules the wake-up the core asked for at start (a fresh group's first campaign)
         });
-        LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
-                log.lastIndex(), mirror.configuration);
+        if (options.logRoleChanges()) {
+            LOG.info("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
+                    log.lastIndex(), mirror.configuration);
+        } else {
+            RoleChangeTally.PROCESS.started(runtime.clock().millis());
+            LOG.debug("{} started: term {}, snapshot {}, log {}..{}, members {}", name, core.term(), snapIndex, log.firstIndex(),
+                    log.lastIndex(), mirror.configuration);
+        }
         return this;
     }
 

@@ -158,7 +158,12 @@ final class NodeSink implements ReadyCarrier.Sink {
             p.fsm().runOnApplyLane(() -> p.options().stateMachine().onLeaderStop(Status.error(RaftError.LEADERSHIP_LOST,
                     "stepped down in term %d", newTerm)));
         }
-        LOG.info("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+        if (p.options().logRoleChanges() || !RoleChangeTally.tallied(newRole)) {
+            LOG.info("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+        } else {
+            RoleChangeTally.PROCESS.became(newRole, p.clock().millis());
+            LOG.debug("{} is {} in term {} (leader {})", p.name(), newRole.label(), newTerm, newLeader);
+        }
         if (newLeader != null) {
             p.outbox().warmVotePath(); // peers that were down at our start are up now (one leads)
         }
