@@ -107,6 +107,30 @@ public final class PeerId implements Comparable<PeerId> {
         return host + ":" + port;
     }
 
+    /**
+     * Whether {@link #endpoint()} equals {@code endpoint}, without building it: a process hosting
+     * 100,000 groups asks this of every member of every group at each liveness report.
+     */
+    public boolean hasEndpoint(String endpoint) {
+        int h = host.length();
+        int length = endpoint.length();
+        if (length < h + 2 || length > h + 6 || endpoint.charAt(h) != ':' || !endpoint.startsWith(host)) {
+            return false;
+        }
+        if (endpoint.charAt(h + 1) == '0' && length > h + 2) {
+            return false; // a leading zero: endpoint() never writes one
+        }
+        int p = 0;
+        for (int i = h + 1; i < length; i++) {
+            char c = endpoint.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+            p = p * 10 + (c - '0');
+        }
+        return p == port;
+    }
+
     @Override
     public int compareTo(PeerId o) {
         int c = host.compareTo(o.host);

@@ -75,6 +75,25 @@ public record Membership(Configuration current, Configuration old, long index) {
         return !isVoter(p) && (current.learners().contains(p) || (old != null && old.learners().contains(p)));
     }
 
+    /** Whether any peer that receives the log matches {@code test}, without collecting them as {@link #allMembers()} does. */
+    public boolean anyMember(Predicate<PeerId> test) {
+        return anyOf(current, test) || (old != null && anyOf(old, test));
+    }
+
+    private static boolean anyOf(Configuration c, Predicate<PeerId> test) {
+        for (PeerId p : c.peers()) {
+            if (test.test(p)) {
+                return true;
+            }
+        }
+        for (PeerId p : c.learners()) {
+            if (test.test(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Every peer that receives the log: voters of both configurations and learners. */
     public Set<PeerId> allMembers() {
         TreeSet<PeerId> all = new TreeSet<>(current.peers());

@@ -127,12 +127,8 @@ final class Quiescence {
     }
 
     private boolean hostsMember(String endpoint) {
-        for (PeerId p : core.membership().allMembers()) {
-            if (!p.equals(core.self()) && p.endpoint().equals(endpoint)) {
-                return true;
-            }
-        }
-        return false;
+        PeerId self = core.self();
+        return core.membership().anyMember(p -> !p.equals(self) && p.hasEndpoint(endpoint));
     }
 
     // ------------------------------------------------------------ leader
