@@ -3,6 +3,7 @@ package io.wheelraft.core;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +33,7 @@ class PeerIdTest {
         assertTrue(p.hasEndpoint("10.1.2.3:7000"));
         for (String other : new String[] {"10.1.2.3:700", "10.1.2.3:70000", "10.1.2.3:07000", "10.1.2.4:7000", "10.1.2.3:7001",
                 "10.1.2.3-7000", "10.1.2.3:", "10.1.2.3", "x10.1.2.3:7000", "10.1.2.3:7000:2", "10.1.2.3:7o00"}) {
-            org.junit.jupiter.api.Assertions.assertFalse(p.hasEndpoint(other), other);
+            assertFalse(p.hasEndpoint(other), other);
         }
         assertTrue(new PeerId("h", 1, 0).hasEndpoint("h:1"));
         assertTrue(new PeerId("h", 65535, 0).hasEndpoint("h:65535"));

@@ -45,6 +45,8 @@ final class LivenessWatch {
     private long listeningSinceNanos = Long.MIN_VALUE;
     private final LongAdder stalls = new LongAdder();
     private volatile PingRequest ping;
+    /** How recent a peer's own round-trip ping must be for ours to be skipped: 1.5 intervals. */
+    private final long theirPingsCountForNanos;
     /** Each endpoint's pings (timer thread only; channels live as long as the transport). */
     private final Map<String, PingStream> streams = new HashMap<>();
     private volatile boolean stopped;
@@ -56,6 +58,7 @@ final class LivenessWatch {
         this.scheduler = scheduler;
         this.intervalMs = options.livenessIntervalMs();
         this.silenceMs = options.livenessSilenceMs();
+        this.theirPingsCountForNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs) * 3 / 2;
     }
 
     /** Starts pinging; {@code selfEndpoint} and {@code incarnation} identify this transport in its pings. */
@@ -159,7 +162,7 @@ final class LivenessWatch {
     private void ping(ChannelPool.Remote remote, long nowNanos) {
         // Half an interval of slack: a peer pinging once per interval of its own clock arrives a
         // little early or late against ours, and must not look as if it had skipped one.
-        if (remote.liveness().pingedUsSince(nowNanos - TimeUnit.MILLISECONDS.toNanos(intervalMs) * 3 / 2)) {
+        if (remote.liveness().pingedUsSince(nowNanos - theirPingsCountForNanos)) {
             return; // it proved the round trip itself within about the last interval
         }
         PingStream stream = streams.computeIfAbsent(remote.liveness().endpoint(),

@@ -28,8 +28,8 @@ final class RoleChangeTally {
     private final long intervalMs;
     private final LongAdder started = new LongAdder();
     private final Map<Role, LongAdder> became = new EnumMap<>(Role.class);
+    /** When the last line was written (the start of the counts it now holds); MIN_VALUE: none yet. */
     private volatile long lastLineMs = Long.MIN_VALUE;
-    private long windowStartMs = Long.MIN_VALUE;
 
     RoleChangeTally(RateLimitedLog.Sink sink, long intervalMs) {
         this.sink = sink;
@@ -65,9 +65,8 @@ final class RoleChangeTally {
             if (lastLineMs != Long.MIN_VALUE && nowMs - lastLineMs < intervalMs) {
                 return;
             }
-            long since = windowStartMs == Long.MIN_VALUE ? nowMs : windowStartMs;
+            long since = lastLineMs == Long.MIN_VALUE ? nowMs : lastLineMs;
             lastLineMs = nowMs;
-            windowStartMs = nowMs;
             sink.write(false, "nodes that log no line of their own: {} started, {} became leader, {} follower, {} candidate in the last {} s",
                     new Object[] {started.sumThenReset(), became.get(Role.LEADER).sumThenReset(), became.get(Role.FOLLOWER).sumThenReset(),
                             became.get(Role.CANDIDATE).sumThenReset(), (nowMs - since + 999) / 1000});
