@@ -103,6 +103,16 @@ final class Election {
     private CampaignSlots slots = CampaignSlots.unlimited();
     /** This node holds one of {@link #slots}: from its round's start until its campaign is over ({@link #settleSlot}). */
     private boolean holdsSlot;
+    /**
+     * The silent-leader turn ({@link #silentTurnAtMs}) a wake-up already acted on. The turn is a
+     * moment, not a state: once it passed and this follower started its pre-vote, got in line for
+     * a campaign slot, deferred to another candidate (whose retry timer looks again) or found a
+     * round of its own running, the round's own timers carry on. Asking to be woken for a turn
+     * already past would come back at once, at every tick, for as long as the group waits:
+     * thousands of groups waiting for slots after a process died spun the timer and their lanes
+     * so (330 wake-ups per failed-over group in a simulation with 50 ms messages).
+     */
+    private long silentTurnActedOnMs = Long.MIN_VALUE;
 
     Election(RaftCore core, RaftConfig config) {
         this.core = core;
@@ -499,13 +509,23 @@ final class Election {
                 return;
             }
         }
-        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && nowMs >= silentTurnAtMs() && !preVoting()) {
+        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && silentTurnDue(nowMs)) {
+            silentTurnActedOnMs = silentTurnAtMs();
+            if (preVoting()) {
+                return; // our round is under way: its answers or its lost-round retry decide what follows
+            }
             if (deferring(nowMs)) {
                 core.out().retryElection();
             } else {
                 startPreVote(nowMs);
             }
         }
+    }
+
+    /** Our silent-leader turn has come and no wake-up has acted on it yet. */
+    private boolean silentTurnDue(long nowMs) {
+        long at = silentTurnAtMs();
+        return nowMs >= at && at != silentTurnActedOnMs;
     }
 
     /** When the core next needs {@link #onWake}: a held answer's deadline, or our silent-leader turn; MAX_VALUE if never. */
@@ -517,7 +537,7 @@ final class Election {
         if (tally != null) {
             at = Math.min(at, resends.earliestMs());
         }
-        if (core.role() == Role.FOLLOWER && knownTurn() > 0) {
+        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && silentTurnAtMs() != silentTurnActedOnMs) {
             at = Math.min(at, silentTurnAtMs());
         }
         return at;

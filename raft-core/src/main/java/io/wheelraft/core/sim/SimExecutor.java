@@ -14,6 +14,7 @@ public final class SimExecutor implements Executor {
     private static final long MAX_TASKS_PER_DRAIN = 50_000_000L;
 
     private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+    private long ran;
 
     @Override
     public void execute(Runnable task) {
@@ -26,10 +27,16 @@ public final class SimExecutor implements Executor {
         Runnable r;
         while ((r = queue.poll()) != null) {
             r.run();
+            ran++;
             if (++n > MAX_TASKS_PER_DRAIN) {
                 throw new IllegalStateException("simulation livelock: " + n + " tasks ran without the queue emptying");
             }
         }
+    }
+
+    /** Tasks run so far: the work a simulated run did, for tests that bound it (a loop of wake-ups shows here). */
+    public long tasksRun() {
+        return ran;
     }
 
     public boolean isIdle() {

@@ -206,6 +206,11 @@ public final class SimGroups {
     }
 
     /** Pending timeouts on the shared wheel (every timer and message in flight). */
+    /** Tasks the simulation has run so far, on every simulated pool (see {@link SimExecutor#tasksRun}). */
+    public long tasksRun() {
+        return runtime.executor().tasksRun();
+    }
+
     public long pendingTimeouts() {
         return ((io.wheelraft.timer.HashedWheelTimer) runtime.timer()).pendingTimeouts();
     }

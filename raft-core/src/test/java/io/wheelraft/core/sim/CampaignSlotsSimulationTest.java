@@ -81,6 +81,38 @@ class CampaignSlotsSimulationTest {
         }
     }
 
+    /**
+     * Groups waiting for a slot wait without work: a follower whose silent-leader turn has passed
+     * while it waits in line, backs another candidate or runs its own pre-vote is not woken again
+     * for that same turn. With messages taking 15-25 ms the failover runs in ten waves; each
+     * failed-over group then costs a few dozen simulated tasks (its rounds, its first entry, the
+     * answers), where a wake-up asked for a turn already past came back at every tick of the wheel
+     * for as long as the group waited (hundreds of tasks per group).
+     */
+    @Test
+    void groupsWaitingForASlotDoNotSpin() {
+        for (long seed = 21; seed <= 23; seed++) {
+            SimGroups s = groups(seed, LIMIT);
+            assertTrue(s.runUntil(() -> s.groupsWithLeader() == GROUPS && s.quietMembers() == 3 * GROUPS, 60L * T),
+                    "not all led and quiet: " + s.groupsWithLeader() + " led; " + s.replayHint());
+            int victim = s.busiestLeaderProcess();
+            List<Integer> ledThere = s.groupsLedBy(victim);
+            List<Integer> survivors = new ArrayList<>(List.of(0, 1, 2));
+            survivors.remove(Integer.valueOf(victim));
+            s.runFor(5L * T); // quiet for a while: the followers' last contact with their leader is old
+            s.faults().latencyMs(15, 25);
+            long tasksBefore = s.tasksRun();
+
+            s.crashProcess(victim, true);
+            assertTrue(s.runUntil(() -> ledThere.stream().allMatch(g -> survivors.contains(s.group(g).leaderIndex())), 60L * T),
+                    "not every group the victim led was led again; " + s.replayHint());
+
+            long perGroup = (s.tasksRun() - tasksBefore) / ledThere.size();
+            assertTrue(perGroup <= 80, "the failover ran " + perGroup + " simulated tasks per group the victim led ("
+                    + ledThere.size() + " groups): waiting groups are being woken over and over; " + s.replayHint());
+        }
+    }
+
     private static int countQuietOn(SimGroups s, int process) {
         int n = 0;
         for (int g = 0; g < s.groupCount(); g++) {
