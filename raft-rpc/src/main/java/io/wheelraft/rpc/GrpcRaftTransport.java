@@ -179,6 +179,13 @@ public final class GrpcRaftTransport implements RaftTransport {
         return sum[0];
     }
 
+    /** Peer streams opened to every endpoint since start (tests and diagnostics). */
+    long peerStreamsOpened() {
+        long[] sum = {0};
+        channels.forEach(r -> sum[0] += r.pipe().streamsOpened());
+        return sum[0];
+    }
+
     /** Requests those messages carried (tests and diagnostics). */
     long peerRequestsSent() {
         long[] sum = {0};

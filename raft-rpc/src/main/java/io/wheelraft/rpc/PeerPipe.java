@@ -1,6 +1,7 @@
 package io.wheelraft.rpc;
 
 import com.google.protobuf.MessageLite;
+import io.grpc.ConnectivityState;
 import io.grpc.InternalStatus;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -78,6 +79,7 @@ final class PeerPipe {
     private final java.util.concurrent.atomic.LongAdder messagesSent = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder framesSent = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder answerMessages = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder streamsOpened = new java.util.concurrent.atomic.LongAdder();
     private Stream current;
     /** The scheduled sweep (null: none) and when it runs; guarded by this pipe's lock. */
     private ScheduledFuture<?> sweep;
@@ -109,8 +111,18 @@ final class PeerPipe {
         long callId;
         boolean sendNow;
         synchronized (this) {
+            if (current != null && current.dead && channelFailing()) {
+                // What gRPC would answer a new stream on this channel (a call that does not wait for
+                // the channel fails at once while it is in TRANSIENT_FAILURE), without opening one:
+                // each open stream is a call, its listener, a map and an outbox. Once a peer process
+                // is gone, every leader here still heartbeats it until its group settles without it;
+                // after a kill, thousands of groups did, one new stream per heartbeat.
+                release.run();
+                return CompletableFuture.failedFuture(TransportErrors.of(what[op.ordinal()], current.cause, transportClosed.getAsBoolean()));
+            }
             if (current == null || current.dead) {
                 current = new Stream();
+                streamsOpened.increment();
                 current.requests = RaftServiceGrpc.newStub(channel).peerStream(current);
             }
             s = current;
@@ -144,6 +156,24 @@ final class PeerPipe {
         @SuppressWarnings("unchecked")
         CompletableFuture<R> typed = (CompletableFuture<R>) p.future;
         return typed;
+    }
+
+    /**
+     * The channel is in TRANSIENT_FAILURE: its last connection attempt failed and gRPC waits out
+     * its reconnect backoff (it connects again by itself, and a liveness ping or a later call then
+     * finds it READY or CONNECTING).
+     */
+    private boolean channelFailing() {
+        try {
+            return channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE;
+        } catch (UnsupportedOperationException e) {
+            return false; // a channel that does not tell: open streams as before
+        }
+    }
+
+    /** Streams opened so far (diagnostics and tests). */
+    long streamsOpened() {
+        return streamsOpened.sum();
     }
 
     long messagesSent() {

@@ -1,6 +1,7 @@
 package io.wheelraft.rpc;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.spi.TransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import static io.wheelraft.rpc.Requests.GROUP;
 import static io.wheelraft.rpc.Requests.answer;
 import static io.wheelraft.rpc.Requests.append;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ConnectionLossTest {
@@ -122,5 +124,35 @@ class ConnectionLossTest {
             assertTrue(all.withGone.indexOf("lost " + childEndpoint) < all.withGone.indexOf("gone " + childEndpoint), all.withGone.toString());
         }
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+    }
+
+    /**
+     * A leader keeps heartbeating a member whose process is gone until its group settles without
+     * it. Those requests fail as a new stream on the failing channel would (UNREACHABLE, at once),
+     * but without opening one per request: after a kill, thousands of groups' heartbeats each
+     * opened a stream (a call, its listener, a map and an outbox) only to see it fail.
+     */
+    @Test
+    void requestsToAProcessThatRefusesConnectionsFailAtOnceWithoutAStreamEach() throws Exception {
+        GrpcRaftTransport sender = startTransport();
+        PeerId senderId = Requests.peerAt(sender);
+        int freePort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            freePort = s.getLocalPort();
+        }
+        PeerId gone = PeerId.parse("127.0.0.1:" + freePort);
+
+        TransportException first = Requests.failure(sender.appendEntries(gone, append(senderId, gone, 1, 0, 0), 5_000));
+        assertEquals(TransportException.Kind.UNREACHABLE, first.kind(), first.getMessage());
+        long streamsBefore = sender.peerStreamsOpened();
+
+        for (int i = 0; i < 200; i++) {
+            TransportException e = Requests.failure(sender.appendEntries(gone, append(senderId, gone, 2 + i, 0, 0), 5_000));
+            assertEquals(TransportException.Kind.UNREACHABLE, e.kind(), e.getMessage());
+        }
+
+        // The channel's reconnect backoff may run out during the loop: one more attempt is fine.
+        long opened = sender.peerStreamsOpened() - streamsBefore;
+        assertTrue(opened <= 2, "200 requests to a refusing endpoint opened " + opened + " streams");
     }
 }
