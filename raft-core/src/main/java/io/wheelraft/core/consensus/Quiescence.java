@@ -58,6 +58,8 @@ final class Quiescence {
     private Set<PeerId> quietMembers = Set.of();
     /** Remote endpoints the transport reported lost and not back yet. */
     private Set<String> lostEndpoints = Set.of();
+    /** Of those, the ones whose process the transport found gone (a new connection was refused). */
+    private Set<String> goneEndpoints = Set.of();
 
     Quiescence(RaftCore core) {
         this.core = core;
@@ -106,7 +108,26 @@ final class Quiescence {
         if (!lostEndpoints.isEmpty() && lostEndpoints.remove(endpoint) && lostEndpoints.isEmpty()) {
             lostEndpoints = Set.of();
         }
+        if (!goneEndpoints.isEmpty() && goneEndpoints.remove(endpoint) && goneEndpoints.isEmpty()) {
+            goneEndpoints = Set.of();
+        }
         return hostsMember(endpoint);
+    }
+
+    /** The process at {@code endpoint}, reported lost, refused a new connection: it is gone until reported back. */
+    void endpointGone(String endpoint) {
+        if (!hostsMember(endpoint)) {
+            return;
+        }
+        if (goneEndpoints.isEmpty()) {
+            goneEndpoints = new HashSet<>(4);
+        }
+        goneEndpoints.add(endpoint);
+    }
+
+    /** Whether {@code p}'s process is reported gone (and not back since): heartbeats to it can only fail. */
+    boolean gone(PeerId p) {
+        return !goneEndpoints.isEmpty() && goneEndpoints.contains(p.endpoint());
     }
 
     /**

@@ -219,7 +219,7 @@ public final class RaftCore {
             if (quiescence.leaderTick(nowMs)) {
                 return;
             }
-            replication.heartbeatAll(commitIndex, nowMs, quiescence.asking());
+            replication.heartbeatAll(commitIndex, nowMs, quiescence.asking(), p -> !quiescence.gone(p));
             changes.advance(nowMs); // also enforces the catch-up deadline
             transfer.handOverToPreferred(nowMs);
         }
@@ -297,6 +297,7 @@ public final class RaftCore {
      * it, is still waited out).
      */
     public void onPeerGone(String endpoint, long nowMs) {
+        quiescence.endpointGone(endpoint);
         election.onLeaderProcessGone(endpoint, nowMs);
     }
 

@@ -26,6 +26,8 @@ final class Replication implements PriorityHandover.Followers {
     private final Ready out;
     private final long term;
     private final Map<PeerId, Progress> progress = new TreeMap<>();
+    /** When members whose process is gone last got a heartbeat-timer round (see {@link #heartbeatAll(long, long, boolean, java.util.function.Predicate)}). */
+    private long lostMembersRoundMs = Long.MIN_VALUE / 2;
     /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
     private long heartbeatRound;
     /** When each recent heartbeat-timer round was sent (read rounds do not count for the lease). */
@@ -190,8 +192,24 @@ final class Replication implements PriorityHandover.Followers {
 
     /** As {@link #heartbeatAll(long, long)}; {@code quiesce}: ask the followers that hold the whole log to go quiet (see {@link Quiescence}). */
     long heartbeatAll(long commitIndex, long nowMs, boolean quiesce) {
-        return broadcastRound(commitIndex, nowMs, false, quiesce);
+        return broadcastRound(commitIndex, nowMs, false, quiesce, p -> true);
     }
+
+    /**
+     * As above, for the heartbeat timer: a member whose process the transport found gone ({@code
+     * everyRound} false: its connection broke and a new one was refused) gets a round only when a
+     * quarter of an election timeout has passed since the last one it got. The rounds between
+     * would only fail, and after a kill every group the dead process was a member of heartbeats
+     * it until the group settles without it and goes quiet: thousands of groups at once. A member
+     * only reported lost or silent still gets every round (after a flap, a heartbeat is what tells
+     * it its leader lives). The rounds that still go to a gone member find it when it is back;
+     * nothing else depends on them (it answers none, so it counts for neither the lease nor
+     * check-quorum).
+     */
+    long heartbeatAll(long commitIndex, long nowMs, boolean quiesce, java.util.function.Predicate<PeerId> everyRound) {
+        return broadcastRound(commitIndex, nowMs, false, quiesce, everyRound);
+    }
+
 
     /**
      * Whether every member the transport has not reported lost holds the whole log ({@code last}),
@@ -231,7 +249,7 @@ final class Replication implements PriorityHandover.Followers {
      * the lease ({@link #leaseBasisMs}), and followers do not count it for their lease hold.
      */
     long readRound(long commitIndex, long nowMs) {
-        return broadcastRound(commitIndex, nowMs, true, false);
+        return broadcastRound(commitIndex, nowMs, true, false, p -> true);
     }
 
     /**
@@ -246,7 +264,7 @@ final class Replication implements PriorityHandover.Followers {
         return config.leaseReads() || nowMs < leaseArmedUntilMs;
     }
 
-    private long broadcastRound(long commitIndex, long nowMs, boolean readRound, boolean quiesce) {
+    private long broadcastRound(long commitIndex, long nowMs, boolean readRound, boolean quiesce, java.util.function.Predicate<PeerId> everyRound) {
         long round = ++heartbeatRound;
         boolean leaseRound = !readRound && leaseArmed(nowMs);
         if (leaseRound) {
@@ -262,7 +280,14 @@ final class Replication implements PriorityHandover.Followers {
         if (!readRound) {
             rankTurns();
         }
+        boolean lostMembersToo = nowMs - lostMembersRoundMs >= config.electionTimeoutMs() / 4;
+        if (lostMembersToo) {
+            lostMembersRoundMs = nowMs;
+        }
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
+            if (!lostMembersToo && !everyRound.test(e.getKey())) {
+                continue;
+            }
             Progress pr = e.getValue();
             long prev = pr.match;
             long prevTerm = log.term(prev);

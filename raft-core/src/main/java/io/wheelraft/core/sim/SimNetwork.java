@@ -33,6 +33,7 @@ public final class SimNetwork {
     private long messagesDropped;
     /** Vote and pre-vote requests sent, by sending endpoint (tests check who campaigns). */
     private final Map<String, Long> voteRequestsSent = new HashMap<>();
+    private final Map<String, Long> requestsSentTo = new HashMap<>();
 
     /** One simulated OS process: an endpoint with its registered nodes and listeners. */
     static final class Process {
@@ -205,6 +206,11 @@ public final class SimNetwork {
         return messagesDropped;
     }
 
+    /** How many Raft requests of any kind were sent to {@code endpoint} (delivered or not). */
+    public long requestsSentTo(String endpoint) {
+        return requestsSentTo.getOrDefault(endpoint, 0L);
+    }
+
     /** How many vote and pre-vote requests the process at {@code endpoint} has sent. */
     public long voteRequestsSentBy(String endpoint) {
         return voteRequestsSent.getOrDefault(endpoint, 0L);
@@ -227,6 +233,7 @@ public final class SimNetwork {
                                      Function<RaftRequestHandler, CompletableFuture<R>> dispatch) {
         CompletableFuture<R> result = new CompletableFuture<>();
         messagesSent++;
+        requestsSentTo.merge(target.endpoint(), 1L, Long::sum);
         if (request instanceof io.wheelraft.proto.RequestVoteRequest) {
             voteRequestsSent.merge(from, 1L, Long::sum);
         }
