@@ -27,7 +27,7 @@ final class Replication implements PriorityHandover.Followers {
     private final long term;
     private final Map<PeerId, Progress> progress = new TreeMap<>();
     /** When members whose process is gone last got a heartbeat-timer round (see {@link #heartbeatAll(long, long, boolean, java.util.function.Predicate)}). */
-    private long lostMembersRoundMs = Long.MIN_VALUE / 2;
+    private long goneMembersRoundMs = Long.MIN_VALUE / 2;
     /** Heartbeat rounds: each broadcast gets a number; answers echo it (ReadIndex, leases). */
     private long heartbeatRound;
     /** When each recent heartbeat-timer round was sent (read rounds do not count for the lease). */
@@ -210,7 +210,6 @@ final class Replication implements PriorityHandover.Followers {
         return broadcastRound(commitIndex, nowMs, false, quiesce, everyRound);
     }
 
-
     /**
      * Whether every member the transport has not reported lost holds the whole log ({@code last}),
      * with nothing in flight to it, and none of them is a voter this leader should hand over to by
@@ -280,12 +279,12 @@ final class Replication implements PriorityHandover.Followers {
         if (!readRound) {
             rankTurns();
         }
-        boolean lostMembersToo = nowMs - lostMembersRoundMs >= config.electionTimeoutMs() / 4;
-        if (lostMembersToo) {
-            lostMembersRoundMs = nowMs;
+        boolean goneMembersToo = nowMs - goneMembersRoundMs >= config.electionTimeoutMs() / 4;
+        if (goneMembersToo) {
+            goneMembersRoundMs = nowMs;
         }
         for (Map.Entry<PeerId, Progress> e : progress.entrySet()) {
-            if (!lostMembersToo && !everyRound.test(e.getKey())) {
+            if (!goneMembersToo && !everyRound.test(e.getKey())) {
                 continue;
             }
             Progress pr = e.getValue();

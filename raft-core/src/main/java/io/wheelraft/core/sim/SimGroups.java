@@ -205,12 +205,12 @@ public final class SimGroups {
         return n;
     }
 
-    /** Pending timeouts on the shared wheel (every timer and message in flight). */
     /** Tasks the simulation has run so far, on every simulated pool (see {@link SimExecutor#tasksRun}). */
     public long tasksRun() {
         return runtime.executor().tasksRun();
     }
 
+    /** Pending timeouts on the shared wheel (every timer and message in flight). */
     public long pendingTimeouts() {
         return ((io.wheelraft.timer.HashedWheelTimer) runtime.timer()).pendingTimeouts();
     }

@@ -33,6 +33,7 @@ public final class SimNetwork {
     private long messagesDropped;
     /** Vote and pre-vote requests sent, by sending endpoint (tests check who campaigns). */
     private final Map<String, Long> voteRequestsSent = new HashMap<>();
+    /** Raft requests sent, by target endpoint (tests check what still goes to a dead process). */
     private final Map<String, Long> requestsSentTo = new HashMap<>();
 
     /** One simulated OS process: an endpoint with its registered nodes and listeners. */
