@@ -89,7 +89,7 @@ final class Quiescence {
     }
 
     boolean reachable(PeerId p) {
-        return !lostEndpoints.contains(p.endpoint());
+        return !hasEndpointIn(lostEndpoints, p);
     }
 
     // ------------------------------------------------------------ transport reports
@@ -127,7 +127,24 @@ final class Quiescence {
 
     /** Whether {@code p}'s process is reported gone (and not back since): heartbeats to it can only fail. */
     boolean gone(PeerId p) {
-        return !goneEndpoints.isEmpty() && goneEndpoints.contains(p.endpoint());
+        return hasEndpointIn(goneEndpoints, p);
+    }
+
+    /** The members that get every heartbeat-timer round: all but those whose process is gone (one object, asked per round). */
+    final java.util.function.Predicate<PeerId> notGone = p -> !gone(p);
+
+    /**
+     * Whether {@code p} lives at one of {@code endpoints}, without building its {@code host:port}
+     * ({@link PeerId#hasEndpoint}): asked per member and heartbeat round, and the sets hold at most
+     * the few endpoints reported lost.
+     */
+    private static boolean hasEndpointIn(Set<String> endpoints, PeerId p) {
+        for (String e : endpoints) {
+            if (p.hasEndpoint(e)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -219,7 +219,7 @@ public final class RaftCore {
             if (quiescence.leaderTick(nowMs)) {
                 return;
             }
-            replication.heartbeatAll(commitIndex, nowMs, quiescence.asking(), p -> !quiescence.gone(p));
+            replication.heartbeatAll(commitIndex, nowMs, quiescence.asking(), quiescence.notGone);
             changes.advance(nowMs); // also enforces the catch-up deadline
             transfer.handOverToPreferred(nowMs);
         }
