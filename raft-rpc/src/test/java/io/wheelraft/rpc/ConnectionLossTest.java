@@ -151,8 +151,11 @@ class ConnectionLossTest {
             assertEquals(TransportException.Kind.UNREACHABLE, e.kind(), e.getMessage());
         }
 
-        // The channel's reconnect backoff may run out during the loop: one more attempt is fine.
+        // Each reconnect attempt (the connection watcher nudges the channel on its own backoff,
+        // from 50 ms) takes the channel out of TRANSIENT_FAILURE for a moment, and a request then
+        // opens a stream as before: the count follows reconnect attempts, not requests. 0-1 on an
+        // idle machine, 11 once under the full build; one per request without the check.
         long opened = sender.peerStreamsOpened() - streamsBefore;
-        assertTrue(opened <= 2, "200 requests to a refusing endpoint opened " + opened + " streams");
+        assertTrue(opened <= 50, "200 requests to a refusing endpoint opened " + opened + " streams");
     }
 }
