@@ -54,7 +54,7 @@ final class Replication implements PriorityHandover.Followers {
         this.out = out;
         this.term = term;
         this.repairs = new RepairTracker(config.self());
-        this.handover = new PriorityHandover(config.self(), config.electionTimeoutMs());
+        this.handover = new PriorityHandover(config.groupId(), config.self(), config.electionTimeoutMs());
         updateMembers(membership, nowMs);
     }
 
@@ -294,7 +294,7 @@ final class Replication implements PriorityHandover.Followers {
                 prev = 0; // compacted away: a zero point always matches and commits nothing
             }
             AppendEntriesRequest hb = request(e.getKey(), prev, prevTerm, List.of(), Math.min(commitIndex, prev), round, pr.match)
-                    .toBuilder().setHeartbeat(true).setReadRound(readRound).setNoLease(!leaseRound)
+                    .setHeartbeat(true).setReadRound(readRound).setNoLease(!leaseRound)
                     .setQuiesce(quiesce && pr.match == log.lastIndex()).build();
             out.send(new Ready.AppendRequest(e.getKey(), hb));
         }
@@ -343,7 +343,7 @@ final class Replication implements PriorityHandover.Followers {
                 return; // nothing new; heartbeats keep the follower alive
             }
             long seq = ++pr.sequence;
-            out.send(new Ready.AppendRequest(peer, request(peer, prev, prevTerm, entries, commitIndex, seq, pr.match)));
+            out.send(new Ready.AppendRequest(peer, request(peer, prev, prevTerm, entries, commitIndex, seq, pr.match).build()));
             if (pr.state == Progress.State.PROBE) {
                 pr.probeOutstanding = true;
                 return;
@@ -353,7 +353,8 @@ final class Replication implements PriorityHandover.Followers {
         }
     }
 
-    private AppendEntriesRequest request(PeerId to, long prev, long prevTerm, List<LogEntry> entries, long commit, long seq, long match) {
+    /** An append's fields; a heartbeat sets its own flags on the builder before it is built (one message built, not two). */
+    private AppendEntriesRequest.Builder request(PeerId to, long prev, long prevTerm, List<LogEntry> entries, long commit, long seq, long match) {
         return AppendEntriesRequest.newBuilder()
                 .setGroupId(config.groupId())
                 .setServerId(config.self().toString())
@@ -365,8 +366,7 @@ final class Replication implements PriorityHandover.Followers {
                 .setCommittedIndex(commit)
                 .setSequence(seq)
                 .setRepairComplete(repairs.completes(to, prev, match))
-                .setFailoverTurn(turns.getOrDefault(to, 0))
-                .build();
+                .setFailoverTurn(turns.getOrDefault(to, 0));
     }
 
     /**
