@@ -32,6 +32,11 @@ final class LeaderTransfer {
 
     /** Starts a transfer to {@code target}, or answers {@code done} at once if there is none to make (see {@link RaftCore#transferLeadership}). */
     void start(PeerId target, Closure done, long nowMs) {
+        start(target, done, nowMs, true);
+    }
+
+    /** {@code announce}: log the transfer (a priority handover has said it already, rate-limited: see {@link PriorityHandover}). */
+    private void start(PeerId target, Closure done, long nowMs, boolean announce) {
         Replication replication = core.replication();
         Status answerNow = core.role() != Role.LEADER ? Status.notLeader(core.leader())
                 : target.equals(core.self()) ? Status.ok()
@@ -41,7 +46,9 @@ final class LeaderTransfer {
         } else {
             core.quiescence().leaderBusy(nowMs);
             begin(target, done, nowMs + core.config().electionTimeoutMs());
-            LOG.info("{} transfers leadership of term {} to {}", core.label(), core.term(), target);
+            if (announce) {
+                LOG.info("{} transfers leadership of term {} to {}", core.label(), core.term(), target);
+            }
             maybeSendTimeoutNow();
         }
     }
@@ -52,7 +59,7 @@ final class LeaderTransfer {
         boolean settled = core.log().term(commit) == core.term() && !active() && !core.membershipChanging();
         PeerId to = core.replication().handoverTarget(commit, settled, nowMs);
         if (to != null) {
-            start(to, status -> { }, nowMs);
+            start(to, status -> { }, nowMs, false);
         }
     }
 

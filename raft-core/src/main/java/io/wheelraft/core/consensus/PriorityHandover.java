@@ -1,6 +1,7 @@
 package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.logging.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,17 +16,32 @@ import org.slf4j.LoggerFactory;
 final class PriorityHandover {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
+    /**
+     * One line per interval for all groups of the process: when a process comes back, every group
+     * that prefers it hands leadership back within a few heartbeats (thousands at once, a line
+     * each, in a process hosting many groups).
+     */
+    private static final RateLimitedLog HANDOVER_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     /** The most doublings of the wait after failed attempts (32 election timeouts). */
     private static final int MAX_BACKOFF_SHIFT = 5;
 
+    private final String groupId;
     private final PeerId self;
     private final long electionTimeoutMs;
+    private final RateLimitedLog log;
     private int attempts;
     private long notBeforeMs;
 
-    PriorityHandover(PeerId self, long electionTimeoutMs) {
+    PriorityHandover(String groupId, PeerId self, long electionTimeoutMs) {
+        this(groupId, self, electionTimeoutMs, HANDOVER_LOG);
+    }
+
+    /** With {@code log} for the handover line (tests; otherwise the process-wide one). */
+    PriorityHandover(String groupId, PeerId self, long electionTimeoutMs, RateLimitedLog log) {
+        this.groupId = groupId;
         this.self = self;
         this.electionTimeoutMs = electionTimeoutMs;
+        this.log = log;
     }
 
     /** What the leader's replication knows that the decision needs. */
@@ -70,8 +86,8 @@ final class PriorityHandover {
         if (best != null) {
             attempts++;
             notBeforeMs = nowMs + (electionTimeoutMs << Math.min(attempts, MAX_BACKOFF_SHIFT));
-            LOG.info("{} hands leadership to {}: election priority {} is higher than its own {} (attempt {})",
-                    self, best, f.priority(best), own, attempts);
+            log.info(nowMs, "{}/{} hands leadership to {}: election priority {} is higher than its own {} (attempt {})",
+                    groupId, self, best, f.priority(best), own, attempts);
         }
         return best;
     }

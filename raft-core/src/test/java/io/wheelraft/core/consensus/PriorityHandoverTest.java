@@ -11,6 +11,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The leader's choice of a voter to hand leadership to, over a fake view of its followers. */
 class PriorityHandoverTest {
@@ -55,7 +56,7 @@ class PriorityHandoverTest {
 
     @Test
     void equalPrioritiesNeverHandOver() {
-        PriorityHandover h = new PriorityHandover(N1, T);
+        PriorityHandover h = new PriorityHandover("g", N1, T);
         Followers f = new Followers();
         for (long now = 0; now < 100 * T; now += T / 10) {
             assertNull(h.target(f, 10, true, now));
@@ -65,26 +66,26 @@ class PriorityHandoverTest {
 
     @Test
     void theMostPreferredCaughtUpHealthyVoterIsChosen() {
-        PriorityHandover h = new PriorityHandover(N1, T);
+        PriorityHandover h = new PriorityHandover("g", N1, T);
         Followers f = new Followers();
         f.priority.put(N2, 3);
         f.priority.put(N3, 5);
         f.match.put(N3, 9L);
         assertEquals(N2, h.target(f, 10, true, 0), "n3 lacks committed entries: n2, also higher than the leader, goes");
 
-        PriorityHandover h2 = new PriorityHandover(N1, T);
+        PriorityHandover h2 = new PriorityHandover("g", N1, T);
         f.match.put(N3, 10L);
         f.unhealthy.add(N3);
         assertEquals(N2, h2.target(f, 10, true, 0), "n3 does not answer");
 
-        PriorityHandover h3 = new PriorityHandover(N1, T);
+        PriorityHandover h3 = new PriorityHandover("g", N1, T);
         f.unhealthy.clear();
         assertEquals(N3, h3.target(f, 10, true, 0));
     }
 
     @Test
     void aLeaderOfPriorityZeroHandsOverToAnyoneEligible() {
-        PriorityHandover h = new PriorityHandover(N1, T);
+        PriorityHandover h = new PriorityHandover("g", N1, T);
         Followers f = new Followers();
         f.priority.put(N1, 0);
         f.priority.put(N3, 0);
@@ -93,7 +94,7 @@ class PriorityHandoverTest {
 
     @Test
     void nothingHappensWhileUnsettledOrJoint() {
-        PriorityHandover h = new PriorityHandover(N1, T);
+        PriorityHandover h = new PriorityHandover("g", N1, T);
         Followers f = new Followers();
         f.priority.put(N2, 5);
         assertNull(h.target(f, 10, false, 0), "a transfer or membership change is under way, or nothing of this term is committed");
@@ -104,7 +105,7 @@ class PriorityHandoverTest {
 
     @Test
     void afterAnAttemptTheNextWaitsTwiceAsLongEachTimeUpTo32Timeouts() {
-        PriorityHandover h = new PriorityHandover(N1, T);
+        PriorityHandover h = new PriorityHandover("g", N1, T);
         Followers f = new Followers();
         f.priority.put(N2, 5);
         long now = 0;
@@ -116,5 +117,27 @@ class PriorityHandoverTest {
             assertEquals(N2, h.target(f, 10, true, now));
         }
         assertEquals(7, h.attempts());
+    }
+
+    /**
+     * When a process comes back, every group preferring it hands leadership back at about the same
+     * time: one line for all of them, the next one saying how many were held back.
+     */
+    @Test
+    void handoversOfManyGroupsAtOnceWriteOneLine() {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        io.wheelraft.core.logging.RateLimitedLog log = new io.wheelraft.core.logging.RateLimitedLog(
+                (warn, format, args) -> lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, args).getMessage()), 10 * T);
+        Followers f = new Followers();
+        f.priority.put(N2, 2);
+        for (int g = 0; g < 100; g++) {
+            assertEquals(N2, new PriorityHandover("g" + g, N1, T, log).target(f, 10, true, 5 * T));
+        }
+        assertEquals(java.util.List.of("g0/n1:1 hands leadership to n2:2: election priority 2 is higher than its own 1 (attempt 1)"), lines);
+
+        assertEquals(N2, new PriorityHandover("g100", N1, T, log).target(f, 10, true, 15 * T));
+        assertEquals(2, lines.size());
+        assertTrue(lines.get(1).startsWith("g100/n1:1 hands leadership to n2:2") && lines.get(1).endsWith("(99 similar lines suppressed since the previous one)"),
+                lines.get(1));
     }
 }
