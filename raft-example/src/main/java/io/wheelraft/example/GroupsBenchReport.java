@@ -102,6 +102,11 @@ final class GroupsBenchReport {
     record Row(int groups, long allHostedMs, long allLedMs, int leadersAtEnd, Idle idle, Writes writes, Kill kill) {
     }
 
+    /** The spread throughput as a share of one group's; "n/a" when one group made nothing (a run whose groups were not led). */
+    static String percentOfOne(Writes w) {
+        return w.single().opsPerSecond() > 0 ? String.format(Locale.ROOT, "%.0f %%", 100 * w.ratio()) : "n/a";
+    }
+
     /** One line for standard output as each count finishes. */
     static String summaryLine(Row r) {
         StringBuilder b = new StringBuilder().append(r.groups()).append(" groups: ")
@@ -116,8 +121,8 @@ final class GroupsBenchReport {
         }
         Writes w = r.writes();
         if (w != null) {
-            b.append(String.format(Locale.ROOT, "; writes one group %.0f ops/s, %d groups %.0f ops/s (%.0f %%)",
-                    w.single().opsPerSecond(), w.groupsWritten(), w.spread().opsPerSecond(), 100 * w.ratio()));
+            b.append(String.format(Locale.ROOT, "; writes one group %.0f ops/s, %d groups %.0f ops/s (%s)",
+                    w.single().opsPerSecond(), w.groupsWritten(), w.spread().opsPerSecond(), percentOfOne(w)));
         }
         Kill k = r.kill();
         if (k != null) {
@@ -210,8 +215,8 @@ final class GroupsBenchReport {
             if (w == null) {
                 continue;
             }
-            b.append(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.0f %% | %s / %s | %s / %s | %d / %d |%n", r.groups(), w.groupsWritten(),
-                    w.single().opsPerSecond(), w.spread().opsPerSecond(), 100 * w.ratio(), fmt(w.single().p99Ms()), fmt(w.spread().p99Ms()),
+            b.append(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %s | %s / %s | %s / %s | %d / %d |%n", r.groups(), w.groupsWritten(),
+                    w.single().opsPerSecond(), w.spread().opsPerSecond(), percentOfOne(w), fmt(w.single().p99Ms()), fmt(w.spread().p99Ms()),
                     fmt(w.single().clientCpuPercent()), fmt(w.spread().clientCpuPercent()),
                     w.single().unknown() + w.spread().unknown(), w.single().failed() + w.spread().failed()));
         }

@@ -88,6 +88,16 @@ class GroupsBenchReportTest {
     }
 
     @Test
+    void aRunWhoseSingleGroupMadeNothingShowsNoRatio() {
+        var writes = new GroupsBenchReport.Writes(256, 128, 10, new GroupsBenchReport.Load(0, 0, 0, 35, 215, 38),
+                new GroupsBenchReport.Load(0, 0, 0, 8, 186, 70));
+        var row = new GroupsBenchReport.Row(10_000, 50_000, -1, 4_047, null, writes, null);
+        String line = GroupsBenchReport.table(SETUP, null, List.of(row)).lines().filter(l -> l.startsWith("| 10000 | 256 ")).findFirst().orElseThrow();
+        assertTrue(line.contains("| 0 | 0 | n/a |"), line);
+        assertTrue(GroupsBenchReport.summaryLine(row).contains("256 groups 0 ops/s (n/a)"), GroupsBenchReport.summaryLine(row));
+    }
+
+    @Test
     void theKillTableGivesPercentilesOverAllTheVictimsGroupsAndTheLostWriteCheck() {
         long[] times = new long[98];
         for (int i = 0; i < times.length; i++) {
