@@ -85,6 +85,8 @@ public final class CounterGroups implements AutoCloseable {
     static final int CAMPAIGN_LIMIT = 100;
     /** Overrides {@link #CAMPAIGN_LIMIT} for a measurement (a positive number). */
     static final String CAMPAIGN_LIMIT_PROPERTY = "wheelraft.campaignLimit";
+    /** Overrides how long a settled group waits before going quiet (default: the election timeout), for a measurement. */
+    static final String QUIESCE_AFTER_PROPERTY = "wheelraft.quiesceAfterMs";
     /** Started groups that may be awake (not quiet yet) while more are started; see {@link StartPacing}. */
     private static final int START_AWAKE_LIMIT = 500;
     /** A start-up wave that sees no group go quiet for this many election timeouts ends the pacing. */
@@ -137,18 +139,27 @@ public final class CounterGroups implements AutoCloseable {
 
     /** {@link #CAMPAIGN_LIMIT}, or the property's value: a usage error names a value that is not a positive number. */
     static int campaignLimit(String property) {
-        if (property == null) {
-            return CAMPAIGN_LIMIT;
+        return positiveProperty(CAMPAIGN_LIMIT_PROPERTY, property, CAMPAIGN_LIMIT, "groups");
+    }
+
+    /** How long a settled group waits before going quiet: {@code electionTimeoutMs}, or the property's value (a positive number). */
+    static int quiesceAfterMs(String property, int electionTimeoutMs) {
+        return positiveProperty(QUIESCE_AFTER_PROPERTY, property, electionTimeoutMs, "milliseconds");
+    }
+
+    private static int positiveProperty(String name, String value, int fallback, String unit) {
+        if (value == null) {
+            return fallback;
         }
         try {
-            int limit = Integer.parseInt(property.strip());
-            if (limit >= 1) {
-                return limit;
+            int n = Integer.parseInt(value.strip());
+            if (n >= 1) {
+                return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw CliException.usage("-D" + CAMPAIGN_LIMIT_PROPERTY + "='" + property + "' is not a positive number of groups");
+        throw CliException.usage("-D" + name + "='" + value + "' is not a positive number of " + unit);
     }
 
     private CounterGroups(Settings settings) {
@@ -283,7 +294,7 @@ public final class CounterGroups implements AutoCloseable {
                     .logRoleChanges(false) // a line per group and change flooded the log at a start or a failover
                     // A group idle for an election timeout goes quiet: no timer, no heartbeat of its own
                     // (the transport's per-process liveness watch stands in for them).
-                    .quiesceAfterMs(settings.electionTimeoutMs())
+                    .quiesceAfterMs(quiesceAfterMs(System.getProperty(QUIESCE_AFTER_PROPERTY), settings.electionTimeoutMs()))
                     // Each group prefers one process as its leader, spread by a hash of the group id
                     // (the voter its first election starts on): leadership returns there when that
                     // process is up, so a kill of one process fails over about a third of the groups,

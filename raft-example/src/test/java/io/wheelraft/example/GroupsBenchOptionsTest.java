@@ -61,4 +61,14 @@ class GroupsBenchOptionsTest {
             assertTrue(e.getMessage().contains("wheelraft.campaignLimit='" + bad + "'"), e.getMessage());
         }
     }
+
+    @Test
+    void theQuietDelayOfAManyGroupsServerIsAPositiveNumberOfMilliseconds() {
+        assertEquals(1000, CounterGroups.quiesceAfterMs(null, 1000));
+        assertEquals(250, CounterGroups.quiesceAfterMs("250 ", 1000));
+        for (String bad : new String[] {"0", "-1", "soon"}) {
+            CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.quiesceAfterMs(bad, 1000));
+            assertTrue(e.getMessage().contains("wheelraft.quiesceAfterMs='" + bad + "'") && e.getMessage().contains("milliseconds"), e.getMessage());
+        }
+    }
 }
