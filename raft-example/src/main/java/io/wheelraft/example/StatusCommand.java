@@ -86,10 +86,21 @@ final class StatusCommand implements Callable<Integer> {
         try {
             return StatusLines.Answer.of(endpoint, cluster.status(endpoint, timeoutMs));
         } catch (StatusRuntimeException e) {
-            return StatusLines.Answer.down(endpoint, e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED
-                    ? "no answer within " + timeoutMs + " ms" : "unreachable");
+            return StatusLines.Answer.down(endpoint, whyDown(e.getStatus().getCode(), timeoutMs));
         } catch (RuntimeException e) {
             return StatusLines.Answer.down(endpoint, "unreachable");
         }
+    }
+
+    /**
+     * Why a node gave no status. NOT_FOUND comes from a server that answers but hosts no single
+     * counter: one started with {@code --groups N}, whose groups {@code status --groups} shows.
+     */
+    static String whyDown(io.grpc.Status.Code code, long timeoutMs) {
+        return switch (code) {
+            case DEADLINE_EXCEEDED -> "no answer within " + timeoutMs + " ms";
+            case NOT_FOUND -> "answers, but hosts no single counter: a server started with --groups N? use status --groups";
+            default -> "unreachable";
+        };
     }
 }

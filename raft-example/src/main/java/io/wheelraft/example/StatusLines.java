@@ -16,8 +16,9 @@ import java.util.Set;
  *       ROLE one of {@code leader follower candidate learner witness removed repairing error shutdown}
  *       ({@code witness}: a member that votes but holds no data, as its configuration marks it);</li>
  *   <li>{@code ADDRESS down (WHY)} for one that did not: nothing about it is known, so no
- *       figures are printed rather than made-up zeros; WHY is {@code unreachable} or
- *       {@code no answer within N ms}.</li>
+ *       figures are printed rather than made-up zeros; WHY is {@code unreachable},
+ *       {@code no answer within N ms}, or for a server that answers without hosting the single
+ *       counter (one started with {@code --groups N}) a line that says so.</li>
  * </ul>
  * A node is {@code removed} when it answered, is not the leader, and is listed nowhere (neither
  * voter nor learner) in the configuration of the leader that answered (the highest term's), or,

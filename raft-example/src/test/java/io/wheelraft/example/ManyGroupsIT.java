@@ -104,6 +104,15 @@ class ManyGroupsIT {
             assertEquals(Integer.toString(GROUPS), m.group(2));
             assertEquals(Integer.toString(GROUPS), m.group(4), "every replica quiet");
         }
+        // Without --groups, status asks for the single counter, which these servers do not host:
+        // each line says so instead of calling a server that answered unreachable.
+        Result single = cli("status", "--peers", peers, "--timeout-ms", "2000");
+        String[] singleLines = single.out().strip().split("\n");
+        assertEquals(3, singleLines.length, single.out());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(endpoints.get(i) + " down (answers, but hosts no single counter: a server started with --groups N? use status --groups)",
+                    singleLines[i]);
+        }
         // exactly one leader per group, as each replica reports it
         try (var a0 = new AdminClient(endpoints.get(0), RpcOptions.defaults());
              var a1 = new AdminClient(endpoints.get(1), RpcOptions.defaults());
