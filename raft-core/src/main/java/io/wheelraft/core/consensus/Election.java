@@ -37,6 +37,9 @@ final class Election {
     private static final RateLimitedLog VOTE_TIMEOUT_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
     /** A failover at 10,000 groups starts thousands of campaigns in seconds: one line, then a count. */
     private static final RateLimitedLog CAMPAIGN_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    /** The shortcuts of a failover (an implied pre-vote, a yielded split vote) repeat per group too. */
+    private static final RateLimitedLog IMPLIED_PRE_VOTE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private static final RateLimitedLog YIELDED_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftCore core;
     private final RaftConfig config;
@@ -606,7 +609,7 @@ final class Election {
         if (asker != null && m.isVoter(asker)) {
             tally.record(asker, true, true);
             if (tally.outcome(m) == VoteTally.Outcome.WON) {
-                LOG.info("{} counts the pre-vote request of {} (log behind ours) as its pre-vote: a quorum already", core.label(), asker);
+                IMPLIED_PRE_VOTE_LOG.info(nowMs, "{} counts the pre-vote request of {} (log behind ours) as its pre-vote: a quorum already", core.label(), asker);
                 becomeCandidateOnceOwnHoldPassed(nowMs);
                 return;
             }
@@ -754,7 +757,7 @@ final class Election {
             return;
         }
         if (resp.getVoterYields() && !req.getPreVote() && core.role() == Role.CANDIDATE && req.getTerm() == core.term()) {
-            LOG.info("{}: {} yielded the split vote of term {}; campaigning again", core.label(), from, core.term());
+            YIELDED_LOG.info(nowMs, "{}: {} yielded the split vote of term {}; campaigning again", core.label(), from, core.term());
             yieldedBy = from;
             yieldedTerm = core.term();
             core.becomeFollower(core.term(), null, nowMs);

@@ -2,6 +2,7 @@ package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.Role;
+import io.wheelraft.core.logging.RateLimitedLog;
 import io.wheelraft.proto.RequestVoteRequest;
 import io.wheelraft.proto.RequestVoteResponse;
 import org.slf4j.Logger;
@@ -20,6 +21,11 @@ import org.slf4j.LoggerFactory;
 final class VoteAnswers {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftCore.class);
+    // One line per interval for all groups of the process (then a count): a failover of thousands
+    // of groups made these a line per group, thousands in a second.
+    private static final RateLimitedLog STAND_ASIDE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private static final RateLimitedLog BEHIND_PRE_VOTE_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
+    private static final RateLimitedLog YIELD_LOG = new RateLimitedLog(LOG, RateLimitedLog.DEFAULT_INTERVAL_MS);
 
     private final RaftCore core;
     private final RaftConfig config;
@@ -170,7 +176,7 @@ final class VoteAnswers {
             if (!VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
                 return voteResponse(true, false, "competing pre-vote of term " + election.roundTerm() + " with a log at least as good");
             }
-            LOG.info("{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", core.label(), election.roundTerm(), candidate);
+            STAND_ASIDE_LOG.info(nowMs, "{} stands aside from its pre-vote for term {}: {} competes with a stronger claim", core.label(), election.roundTerm(), candidate);
             election.standAside();
             core.out().retryElection(); // checks again after that round, in case it fails
         }
@@ -214,7 +220,7 @@ final class VoteAnswers {
             // A peer behind us wants to replace the lost leader; it cannot win, and we hold
             // entries it lacks. Campaign now rather than at our own turn (unless we already back
             // another survivor's pre-vote: two rounds at once could split the vote).
-            LOG.info("{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
+            BEHIND_PRE_VOTE_LOG.info(nowMs, "{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
             election.startPreVote(nowMs);
         } else if (behindNeedsUs && req.getLeaderConnectionBroke() && election.sawLeaderConnectionBreak() && !lost) {
             // The same, but our own hold after the break is not over yet: campaign when it is,
@@ -316,7 +322,7 @@ final class VoteAnswers {
                 && VoteTally.winsTie(req, candidate, core.log().lastTerm(), core.log().lastIndex(), self)) {
             // A split vote between us: rather than both waiting out the round (a hung voter only
             // answers by timing out), the weaker candidate stands down now and backs the stronger.
-            LOG.info("{} yields term {} to {}", core.label(), core.term(), candidate);
+            YIELD_LOG.info(nowMs, "{} yields term {} to {}", core.label(), core.term(), candidate);
             core.becomeFollower(core.term(), null, nowMs);
             return voteResponse(false, false, "split vote; yielding").toBuilder().setVoterYields(true).build();
         }
