@@ -53,6 +53,10 @@ final class StatusCommand implements Callable<Integer> {
         StatusLines.lines(answers).forEach(out::println);
         out.flush();
         if (answers.stream().noneMatch(StatusLines.Answer::answered)) {
+            if (answers.stream().allMatch(a -> NO_SINGLE_COUNTER.equals(a.whyDown()))) {
+                throw CliException.failed("no node of " + String.join(",", endpoints)
+                        + " hosts the single counter: servers started with --groups N answer status --groups");
+            }
             throw CliException.failed("no node of " + String.join(",", endpoints) + " answered");
         }
         return 0;
@@ -96,10 +100,12 @@ final class StatusCommand implements Callable<Integer> {
      * Why a node gave no status. NOT_FOUND comes from a server that answers but hosts no single
      * counter: one started with {@code --groups N}, whose groups {@code status --groups} shows.
      */
+    static final String NO_SINGLE_COUNTER = "answers, but hosts no single counter: a server started with --groups N? use status --groups";
+
     static String whyDown(io.grpc.Status.Code code, long timeoutMs) {
         return switch (code) {
             case DEADLINE_EXCEEDED -> "no answer within " + timeoutMs + " ms";
-            case NOT_FOUND -> "answers, but hosts no single counter: a server started with --groups N? use status --groups";
+            case NOT_FOUND -> NO_SINGLE_COUNTER;
             default -> "unreachable";
         };
     }

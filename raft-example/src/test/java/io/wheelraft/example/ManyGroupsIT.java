@@ -107,6 +107,8 @@ class ManyGroupsIT {
         // Without --groups, status asks for the single counter, which these servers do not host:
         // each line says so instead of calling a server that answered unreachable.
         Result single = cli("status", "--peers", peers, "--timeout-ms", "2000");
+        assertEquals(1, single.code(), single.err());
+        assertTrue(single.err().contains("hosts the single counter") && single.err().contains("status --groups"), single.err());
         String[] singleLines = single.out().strip().split("\n");
         assertEquals(3, singleLines.length, single.out());
         for (int i = 0; i < 3; i++) {
