@@ -96,12 +96,10 @@ final class StatusCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * Why a node gave no status. NOT_FOUND comes from a server that answers but hosts no single
-     * counter: one started with {@code --groups N}, whose groups {@code status --groups} shows.
-     */
+    /** What a server that answers but hosts no single counter (one started with {@code --groups N}) is down for. */
     static final String NO_SINGLE_COUNTER = "answers, but hosts no single counter: a server started with --groups N? use status --groups";
 
+    /** Why a node gave no status: NOT_FOUND comes from a server that answers without the single counter. */
     static String whyDown(io.grpc.Status.Code code, long timeoutMs) {
         return switch (code) {
             case DEADLINE_EXCEEDED -> "no answer within " + timeoutMs + " ms";

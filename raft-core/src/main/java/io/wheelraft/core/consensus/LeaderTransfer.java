@@ -32,25 +32,28 @@ final class LeaderTransfer {
 
     /** Starts a transfer to {@code target}, or answers {@code done} at once if there is none to make (see {@link RaftCore#transferLeadership}). */
     void start(PeerId target, Closure done, long nowMs) {
-        start(target, done, nowMs, true);
+        if (tryBegin(target, done, nowMs)) {
+            LOG.info("{} transfers leadership of term {} to {}", core.label(), core.term(), target);
+        }
     }
 
-    /** {@code announce}: log the transfer (a priority handover has said it already, rate-limited: see {@link PriorityHandover}). */
-    private void start(PeerId target, Closure done, long nowMs, boolean announce) {
+    /**
+     * {@link #start} without its line: true if the transfer began, false if {@code done} was
+     * answered at once. A priority handover says it in its own rate-limited line (see {@link PriorityHandover}).
+     */
+    private boolean tryBegin(PeerId target, Closure done, long nowMs) {
         Replication replication = core.replication();
         Status answerNow = core.role() != Role.LEADER ? Status.notLeader(core.leader())
                 : target.equals(core.self()) ? Status.ok()
                 : refusal(target, core.membership(), replication.repairing(target), replication.priority(target));
         if (answerNow != null) {
             out.event(new Ready.TransferDone(done, answerNow));
-        } else {
-            core.quiescence().leaderBusy(nowMs);
-            begin(target, done, nowMs + core.config().electionTimeoutMs());
-            if (announce) {
-                LOG.info("{} transfers leadership of term {} to {}", core.label(), core.term(), target);
-            }
-            maybeSendTimeoutNow();
+            return false;
         }
+        core.quiescence().leaderBusy(nowMs);
+        begin(target, done, nowMs + core.config().electionTimeoutMs());
+        maybeSendTimeoutNow();
+        return true;
     }
 
     /** A leader hands leadership to a caught-up voter of higher election priority (see {@link PriorityHandover}). */
@@ -59,7 +62,7 @@ final class LeaderTransfer {
         boolean settled = core.log().term(commit) == core.term() && !active() && !core.membershipChanging();
         PeerId to = core.replication().handoverTarget(commit, settled, nowMs);
         if (to != null) {
-            start(to, status -> { }, nowMs, false);
+            tryBegin(to, status -> { }, nowMs);
         }
     }
 

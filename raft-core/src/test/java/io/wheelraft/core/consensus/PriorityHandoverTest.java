@@ -2,10 +2,14 @@ package io.wheelraft.core.consensus;
 
 import io.wheelraft.core.Configuration;
 import io.wheelraft.core.PeerId;
+import io.wheelraft.core.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
+import org.slf4j.helpers.MessageFormatter;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -125,15 +129,14 @@ class PriorityHandoverTest {
      */
     @Test
     void handoversOfManyGroupsAtOnceWriteOneLine() {
-        java.util.List<String> lines = new java.util.ArrayList<>();
-        io.wheelraft.core.logging.RateLimitedLog log = new io.wheelraft.core.logging.RateLimitedLog(
-                (warn, format, args) -> lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, args).getMessage()), 10 * T);
+        List<String> lines = new ArrayList<>();
+        RateLimitedLog log = new RateLimitedLog((warn, format, args) -> lines.add(MessageFormatter.arrayFormat(format, args).getMessage()), 10 * T);
         Followers f = new Followers();
         f.priority.put(N2, 2);
         for (int g = 0; g < 100; g++) {
             assertEquals(N2, new PriorityHandover("g" + g, N1, T, log).target(f, 10, true, 5 * T));
         }
-        assertEquals(java.util.List.of("g0/n1:1 hands leadership to n2:2: election priority 2 is higher than its own 1 (attempt 1)"), lines);
+        assertEquals(List.of("g0/n1:1 hands leadership to n2:2: election priority 2 is higher than its own 1 (attempt 1)"), lines);
 
         assertEquals(N2, new PriorityHandover("g100", N1, T, log).target(f, 10, true, 15 * T));
         assertEquals(2, lines.size());
