@@ -1,15 +1,11 @@
 package io.wheelraft.client;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
 import io.wheelraft.client.proto.ClientCall;
 import io.wheelraft.client.proto.ClientReply;
 import io.wheelraft.client.proto.Command;
 import io.wheelraft.client.proto.LeaderReply;
-import io.wheelraft.client.proto.LeaderRequest;
 import io.wheelraft.client.proto.Query;
-import io.wheelraft.client.proto.RaftClientServiceGrpc;
 import io.wheelraft.client.proto.ReadConsistency;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.rpc.RpcOptions;
@@ -67,11 +63,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RaftClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftClient.class);
-    private static final long PROBE_TIMEOUT_MS = 300;
     /**
-     * While calls wait for a leader (an election is under way), how often the client asks every
-     * member who leads: an election takes tens of ms after a kill, and a member names the new
-     * leader as soon as it hears from it.
+     * While calls wait for a leader (an election is under way), how often the client expires the
+     * waiting calls and asks the members it has no question out with who leads ({@link LeaderQuestions}:
+     * a member holds the question until it hears of a leader, so this sends a call per member and
+     * election, not per tick; only a member that answers at once is asked again at this pace).
      */
     private static final long LEADER_POLL_MS = 15;
 
@@ -216,6 +212,9 @@ public final class RaftClient implements AutoCloseable {
     /** Calls that met no leader, waiting for one to be named (see {@link #awaitLeader}). */
     private final java.util.Queue<PendingCall> awaitingLeader = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicBoolean findingLeader = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Who-leads questions while calls wait for a leader, and while a leader is silent. */
+    private final LeaderQuestions findQuestions;
+    private final LeaderQuestions probeQuestions;
 
     private RaftClient(Builder b) {
         this.endpoints = List.copyOf(b.endpoints);
@@ -231,6 +230,8 @@ public final class RaftClient implements AutoCloseable {
         this.maxOutstanding = b.maxOutstanding;
         this.slots = new Semaphore(b.maxOutstanding);
         this.timer = transport.timer();
+        this.findQuestions = new LeaderQuestions(groupId, e -> connection(e).channel());
+        this.probeQuestions = new LeaderQuestions(groupId, e -> connection(e).channel());
         transport.attach(this);
     }
 
@@ -556,9 +557,9 @@ public final class RaftClient implements AutoCloseable {
 
     /**
      * No member named a leader for {@code call} (an election is under way): park it and ask every
-     * member who leads every {@link #LEADER_POLL_MS} until one names a leader it can reach, then
-     * send every parked call there at once. Rather than each call retrying with its own backoff,
-     * which found a leader elected in 60 ms only 50-100 ms later.
+     * member who leads ({@link LeaderQuestions}: each answers when it hears of a leader we can use)
+     * until one names a leader it can reach, then send every parked call there at once. Rather than
+     * each call retrying with its own backoff, which found a leader elected in 60 ms only 50-100 ms later.
      */
     private void awaitLeader(PendingCall call) {
         call.failures++;
@@ -595,31 +596,25 @@ public final class RaftClient implements AutoCloseable {
             return;
         }
         AtomicLong bestTerm = new AtomicLong(-1);
+        long now2 = System.nanoTime();
+        List<String> notUsable = new ArrayList<>(witnesses);
         for (String e : endpoints) {
-            RaftClientServiceGrpc.newStub(connection(e).channel()).withDeadlineAfter(PROBE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .leader(LeaderRequest.newBuilder().setGroupId(groupId).build(), new StreamObserver<>() {
-                        @Override
-                        public void onNext(LeaderReply reply) {
-                            learnWitnesses(e, reply);
-                            String named = reply.getLeader();
-                            // A member that has not noticed the failure yet still names the old
-                            // leader; one whose stream just broke is skipped until it answers again.
-                            if (!named.isEmpty() && !witnesses.contains(named) && !connection(named).avoided(System.nanoTime())
-                                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
-                                timer.execute(() -> leaderNamed(named));
-                            }
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            // That member did not answer; another may.
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                        }
-                    });
+            if (connection(e).avoided(now2)) {
+                notUsable.add(e);
+            }
         }
+        // A member holds its answer until it knows a leader we can use: one question per member per
+        // election, not one per tick (see HeldLeaderAnswer).
+        findQuestions.ask(endpoints, notUsable, (e, reply) -> {
+            learnWitnesses(e, reply);
+            String named = reply.getLeader();
+            // A member that has not noticed the failure yet still names the old
+            // leader; one whose stream just broke is skipped until it answers again.
+            if (!named.isEmpty() && !witnesses.contains(named) && !connection(named).avoided(System.nanoTime())
+                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
+                timer.execute(() -> leaderNamed(named));
+            }
+        });
         try {
             timer.schedule(this::findLeader, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -655,9 +650,9 @@ public final class RaftClient implements AutoCloseable {
 
     /**
      * {@code suspect} has not answered for a while without its connection breaking: ask the other
-     * members who leads (at most every {@link #LEADER_POLL_MS}, for as long as its calls stay
-     * unanswered: they name the silent leader until a new one is elected) and move the calls
-     * waiting on it to a leader named by one of them.
+     * members who leads (for as long as its calls stay unanswered; each member answers once it
+     * knows a leader other than the suspect, so a new leader is learnt as soon as one is elected)
+     * and move the calls waiting on it to a leader named by one of them.
      */
     void probeAround(ServerConnection suspect, long now) {
         Long last = lastProbeNanos.get(suspect.endpoint);
@@ -666,33 +661,18 @@ public final class RaftClient implements AutoCloseable {
         }
         lastProbeNanos.put(suspect.endpoint, now);
         AtomicLong bestTerm = new AtomicLong(-1);
-        for (String e : endpoints) {
-            if (e.equals(suspect.endpoint)) {
-                continue;
+        List<String> others = new ArrayList<>(endpoints);
+        others.remove(suspect.endpoint);
+        List<String> notUsable = new ArrayList<>(witnesses);
+        notUsable.add(suspect.endpoint);
+        probeQuestions.ask(others, notUsable, (e, reply) -> {
+            learnWitnesses(e, reply);
+            String named = reply.getLeader();
+            if (!named.isEmpty() && !named.equals(suspect.endpoint) && !witnesses.contains(named)
+                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
+                timer.execute(() -> moveCalls(suspect, named));
             }
-            ManagedChannel ch = connection(e).channel();
-            RaftClientServiceGrpc.newStub(ch).withDeadlineAfter(PROBE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .leader(LeaderRequest.newBuilder().setGroupId(groupId).build(), new StreamObserver<>() {
-                        @Override
-                        public void onNext(LeaderReply reply) {
-                            learnWitnesses(e, reply);
-                            String named = reply.getLeader();
-                            if (!named.isEmpty() && !named.equals(suspect.endpoint) && !witnesses.contains(named)
-                                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
-                                timer.execute(() -> moveCalls(suspect, named));
-                            }
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            // That member did not answer either; another may.
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                        }
-                    });
-        }
+        });
     }
 
     private void moveCalls(ServerConnection suspect, String newLeader) {

@@ -74,6 +74,7 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
     private final java.util.concurrent.atomic.LongAdder refusedBusy = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder streamsOpened = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder refusedAsWitness = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder leaderCalls = new java.util.concurrent.atomic.LongAdder();
 
     public RaftClientService() {
         this(DEFAULT_MAX_UNANSWERED_PER_STREAM);
@@ -131,21 +132,32 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         return refusedBusy.sum();
     }
 
+    /** {@code Leader} calls received so far, held ones included (diagnostics). */
+    public long leaderCalls() {
+        return leaderCalls.sum();
+    }
+
     @Override
     public void leader(LeaderRequest request, StreamObserver<LeaderReply> out) {
+        leaderCalls.increment();
         Group g = groups.get(request.getGroupId());
-        LeaderReply.Builder reply = LeaderReply.newBuilder();
-        if (g != null) {
-            NodeStatus s = g.node().status();
-            reply.setTerm(s.term()).setLeader(s.leader() == null ? "" : s.leader().endpoint()).setWitness(g.servesAsWitness());
-            if (s.configuration() != null) {
-                for (PeerId w : s.configuration().witnesses()) {
-                    reply.addWitnesses(w.endpoint());
-                }
+        if (g != null && request.getWaitMs() > 0) {
+            new HeldLeaderAnswer(g.node(), request, out, s -> leaderReply(g, s)).start();
+            return;
+        }
+        out.onNext(g == null ? LeaderReply.getDefaultInstance() : leaderReply(g, g.node().status()));
+        out.onCompleted();
+    }
+
+    private static LeaderReply leaderReply(Group g, NodeStatus s) {
+        LeaderReply.Builder reply = LeaderReply.newBuilder()
+                .setTerm(s.term()).setLeader(s.leader() == null ? "" : s.leader().endpoint()).setWitness(g.servesAsWitness());
+        if (s.configuration() != null) {
+            for (PeerId w : s.configuration().witnesses()) {
+                reply.addWitnesses(w.endpoint());
             }
         }
-        out.onNext(reply.build());
-        out.onCompleted();
+        return reply.build();
     }
 
     @Override

@@ -88,6 +88,16 @@ public interface Node {
 
     NodeStatus status();
 
+    /**
+     * Completes once this node's term or the leader it knows differs from {@code term} and
+     * {@code leader} (null: no leader), at once if it already does or the node has stopped: a way
+     * to wait for an election's outcome without asking again and again while it runs. It
+     * completes on a node thread, so its continuations must not block; a caller that stops
+     * waiting cancels it. Read {@link #status()} again when it completes: the change may be a
+     * new term with no leader yet.
+     */
+    java.util.concurrent.CompletableFuture<Void> leaderChange(long term, PeerId leader);
+
     /** Stops the node; pending closures fail with SHUTTING_DOWN. {@code done} may be null. */
     void shutdown(Closure done);
 

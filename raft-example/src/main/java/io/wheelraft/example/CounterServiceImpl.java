@@ -2,6 +2,7 @@ package io.wheelraft.example;
 
 import io.grpc.BindableService;
 import io.grpc.ServerServiceDefinition;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -51,6 +52,8 @@ public final class CounterServiceImpl implements BindableService {
                 .description("clients the retry table remembers").register(registry);
         Gauge.builder("counter.client.busy", service, RaftClientService::refusedBusy)
                 .description("calls refused BUSY (the node's queue was full)").register(registry);
+        FunctionCounter.builder("counter.client.leader.questions", service, RaftClientService::leaderCalls)
+                .description("clients' who-leads questions received (each held until a leader is known, or its wait ends)").register(registry);
     }
 
     /** The state machine the node must run: the counter inside the exactly-once wrapper; null on a witness. */

@@ -60,6 +60,11 @@ class FakeNode implements Node {
         done.run(Status.error(RaftError.BUSY, "a snapshot is already being saved"));
     }
     @Override public List<PeerId> listPeers() { return new ArrayList<>(configuration.peers()); }
+    @Override public java.util.concurrent.CompletableFuture<Void> leaderChange(long term, PeerId known) {
+        return term != 4 || !java.util.Objects.equals(known, leader)
+                ? java.util.concurrent.CompletableFuture.completedFuture(null) : new java.util.concurrent.CompletableFuture<>();
+    }
+
     @Override public NodeStatus status() {
         return new NodeStatus(group, self, isLeader() ? Role.LEADER : Role.FOLLOWER, 4, leader, 10, 9, 1, 12,
                 configuration, isLeader() ? Map.of(PeerId.parse("127.0.0.1:2"), 11L) : Map.of(), java.time.Instant.parse("2026-01-02T03:04:05.123456Z"));

@@ -91,6 +91,8 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
 
     /** Copies of lane-owned state, for status() and the timers (read from other threads). */
     private final NodeMirror mirror = new NodeMirror();
+    /** Callers waiting for the term or leader to change ({@link #leaderChange}); set at start. */
+    private volatile LeaderWatch leaderWatch;
     /** Turns peers' requests and answers and connection events into steps of the core. */
     private final NetworkInbound inbound;
     /** What the node's timers do when they fire. */
@@ -187,10 +189,11 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         mirror.role = core.role();
         mirror.commitIndex = snapIndex;
         mirror.configuration = memberships.current().current();
+        leaderWatch = new LeaderWatch(mirror.term, mirror.leader);
         timers = new NodeTimers(name, timer(), runtime.clock(), random, options.electionTimeoutMs(),
                 options.heartbeatIntervalMs(), options.snapshotIntervalSecs(), () -> mirror.lastLeaderContactMs, core::electionBackoff, lane, timerSteps.events());
         carrier = new ReadyCarrier(new NodeSink(new NodeSink.Parts(name, options, runtime.clock(), mirror, metrics, fsm, closures,
-                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake, timerSteps::awaitCampaignSlot)), lane, () -> halted);
+                logWriter, outbox, timers, timerSteps::scheduleElectionRetry, timerSteps::scheduleWake, timerSteps::awaitCampaignSlot, leaderWatch)), lane, () -> halted);
         transport.register(groupId, self, this);
         transport.addConnectionListener(this);
         outbox.prepareConnections(memberships.current());
@@ -487,6 +490,15 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<Void> leaderChange(long term, PeerId leader) {
+        LeaderWatch w = leaderWatch;
+        if (w == null) {
+            throw new IllegalStateException("node " + groupId + "/" + self + " has not started");
+        }
+        return w.await(term, leader);
+    }
+
+    @Override
     public void shutdown(Closure done) {
         lane.execute(() -> {
             if (halted) {
@@ -542,6 +554,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             metrics.close();
         }
         timers.destroyAll();
+        if (leaderWatch != null) {
+            leaderWatch.close(); // callers waiting for a leader hear of the stop now
+        }
         transport.unregister(groupId, self);
         transport.removeConnectionListener(this);
         closures.failFrom(0, reason);

@@ -30,7 +30,7 @@ final class NodeSink implements ReadyCarrier.Sink {
     /** The parts of the node the sink acts on; all exist before the first batch. */
     record Parts(String name, NodeOptions options, Clock clock, NodeMirror mirror, NodeMetrics metrics, FsmCaller fsm,
                  ClosureQueue closures, LogWriter logWriter, Outbox outbox, NodeTimers timers, Runnable electionRetry,
-                 LongConsumer wake, Runnable campaignSlotWait) {
+                 LongConsumer wake, Runnable campaignSlotWait, LeaderWatch leaderWatch) {
     }
 
     private final Parts p;
@@ -150,6 +150,7 @@ final class NodeSink implements ReadyCarrier.Sink {
         if (newLeader != null) {
             mirror.lastLeaderContactMs = p.clock().millis();
         }
+        p.leaderWatch().changed(newTerm, newLeader);
         p.timers().enter(newRole);
         if (old != Role.LEADER && newRole == Role.LEADER) {
             p.fsm().runOnApplyLane(() -> p.options().stateMachine().onLeaderStart(newTerm));

@@ -1,0 +1,45 @@
+package io.wheelraft.core.sim;
+
+import io.wheelraft.core.Node;
+import io.wheelraft.core.NodeStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Node#leaderChange}: a follower's waiter hears of the election that replaces a crashed leader. */
+class LeaderChangeSimulationTest {
+
+    private static final long T = 1000;
+
+    @Test
+    void aFollowersWaiterCompletesWhenItLearnsOfTheNewLeader() {
+        for (long seed = 1; seed <= 5; seed++) {
+            CommittedLog committed = new CommittedLog("seed " + seed);
+            SimCluster c = new SimCluster(seed, 3, i -> new CounterFsm(i, committed), o -> o.electionTimeoutMs((int) T).quiesceAfterMs(0));
+            assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 20 * T), "no leader; " + c.replayHint());
+            int leader = c.leaderIndex();
+            int follower = (leader + 1) % 3;
+            assertTrue(c.runUntil(() -> c.peer(leader).equals(c.node(follower).getLeaderId()), 5 * T), "the follower never heard of its leader; " + c.replayHint());
+            NodeStatus before = c.node(follower).status();
+            CompletableFuture<Void> change = c.node(follower).leaderChange(before.term(), before.leader());
+            c.runFor(3 * T);
+            assertFalse(change.isDone(), "completed while the same leader led on; " + c.replayHint());
+
+            c.crash(leader, true);
+            assertTrue(c.runUntil(change::isDone, 20 * T), "no change seen after the leader crashed; " + c.replayHint());
+            assertTrue(c.runUntil(() -> c.node(follower).getLeaderId() != null && !c.node(follower).getLeaderId().equals(c.peer(leader)), 20 * T),
+                    "no new leader; " + c.replayHint());
+            NodeStatus after = c.node(follower).status();
+            assertNotNull(after.leader());
+            assertNotEquals(c.peer(leader), after.leader());
+            assertTrue(after.term() > before.term());
+            assertEquals(after.leader(), c.node(follower).getLeaderId());
+        }
+    }
+}
