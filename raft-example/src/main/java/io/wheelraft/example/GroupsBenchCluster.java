@@ -42,6 +42,8 @@ final class GroupsBenchCluster implements AutoCloseable {
     private final List<AdminClient> admins = new ArrayList<>();
     private final boolean[] killed = new boolean[3];
     private final long startedNanos;
+    private ServerJvm jvm;
+    private int electionTimeoutMs;
     private boolean keepLogs;
 
     private GroupsBenchCluster(int groups, Path work, List<Integer> ports) {
@@ -57,6 +59,8 @@ final class GroupsBenchCluster implements AutoCloseable {
         ChaosRunner.deleteRecursively(work);
         Files.createDirectories(work);
         GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6));
+        c.jvm = jvm;
+        c.electionTimeoutMs = electionTimeoutMs;
         try {
             for (int i = 0; i < 3; i++) {
                 c.servers.add(c.spawn(i, jvm, electionTimeoutMs));
@@ -204,6 +208,46 @@ final class GroupsBenchCluster implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Long> exited = p.onExit().thenApply(x -> System.nanoTime());
         p.destroyForcibly();
         return exited;
+    }
+
+    /** Starts killed process {@code i} again on its data, ports and options (a new JVM: nothing of the old one is warm). */
+    void restart(int i) throws IOException {
+        if (!killed[i]) {
+            throw new IllegalStateException("process " + (i + 1) + " was not killed");
+        }
+        servers.set(i, spawn(i, jvm, electionTimeoutMs));
+        killed[i] = false;
+        admins.get(i).reconnectNow();
+    }
+
+    /**
+     * Polls every 100 ms until every process hosts all groups, every group has a leader and every
+     * replica is quiet but at most {@code mayStayAwake} (those of groups still written to); false if
+     * that has not happened within {@code timeoutMs}.
+     */
+    boolean awaitSettled(long timeoutMs, int mayStayAwake) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() - deadline < 0) {
+            int hosted = 0;
+            int leaders = 0;
+            int quiet = 0;
+            for (int i = 0; i < 3; i++) {
+                try {
+                    GroupsSummaryResponse s = summary(i);
+                    hosted += s.getGroups();
+                    leaders += s.getLeaders();
+                    quiet += s.getQuiet();
+                } catch (StatusRuntimeException notYet) {
+                    // still starting
+                }
+            }
+            if (hosted == 3 * groups && leaders == groups && quiet >= 3 * groups - mayStayAwake) {
+                return true;
+            }
+            checkAlive();
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        return false;
     }
 
     /** {@code java JVM-OPTIONS -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */

@@ -94,6 +94,12 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--kill-write-secs", defaultValue = "5", paramLabel = "S", description = "Keep writing this long after they are (or the wait ran out), before checking.")
     int killWriteSecs;
 
+    @Option(names = "--kill-rounds", defaultValue = "1", paramLabel = "N",
+            description = "Kills of the same process in a row at each count: after each but the last it is started again and the "
+                    + "cluster left to settle (every group led, every unwritten group quiet). The table gives the last; the earlier "
+                    + "ones are listed after it (a JVM's first failover also compiles the code of its paths).")
+    int killRounds;
+
     @Option(names = "--leader-timeout-secs", defaultValue = "300", paramLabel = "S", description = "Give up when not every group has a leader by then.")
     int leaderTimeoutSecs;
 
@@ -178,8 +184,8 @@ final class GroupsBenchCommand implements Callable<Integer> {
         if (concurrency < 1 || writeGroups < 1 || writeWarmupSecs < 0 || writeSecs < 1) {
             throw CliException.usage("--concurrency, --write-groups and --write-secs must be >= 1, --write-warmup-secs >= 0");
         }
-        if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0) {
-            throw CliException.usage("--kill-poll-ms and --kill-timeout-secs must be >= 1, --kill-write-secs >= 0");
+        if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0 || killRounds < 1) {
+            throw CliException.usage("--kill-poll-ms, --kill-timeout-secs and --kill-rounds must be >= 1, --kill-write-secs >= 0");
         }
         if (!heap.matches("[0-9]+[kKmMgG]?")) {
             throw CliException.usage("--heap '" + heap + "' is not a JVM heap size such as 2g or 512m");
@@ -210,7 +216,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         }
         if (phases.contains(Phase.KILL)) {
             b.append(" --kill-poll-ms ").append(killPollMs).append(" --kill-timeout-secs ").append(killTimeoutSecs)
-                    .append(" --kill-write-secs ").append(killWriteSecs);
+                    .append(" --kill-write-secs ").append(killWriteSecs).append(killRounds == 1 ? "" : " --kill-rounds " + killRounds);
         }
         return b.toString();
     }
@@ -236,7 +242,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
             GroupsBenchReport.Writes writes = phases.contains(Phase.WRITES)
                     ? WritesPhase.measure(cluster, sample, concurrency, writeWarmupSecs, writeSecs) : null;
             GroupsBenchReport.Kill kill = phases.contains(Phase.KILL)
-                    ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs) : null;
+                    ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs, killRounds) : null;
             if (kill != null && (kill.withinTarget() < kill.victimLed() || kill.writes().lostIncrements() > 0)) {
                 // A late or lossy failover is what someone will want to read the servers' logs about.
                 cluster.keepLogs();

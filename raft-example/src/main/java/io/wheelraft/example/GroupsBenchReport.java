@@ -78,7 +78,7 @@ final class GroupsBenchReport {
      * were not seen led within {@code timeoutMs}.
      */
     record Kill(int victim, int victimLed, long[] failoverMs, long[] seenMs, int unresolved, long timeoutMs, long pollMs,
-                LostWrites.Verdict writes) {
+                LostWrites.Verdict writes, List<String> earlierRounds) {
         /** Nearest-rank percentile over all the victim's groups; -1 when it falls among the unresolved. */
         long percentile(double q) {
             return FailoverTimes.percentile(failoverMs, unresolved, q);
@@ -131,6 +131,10 @@ final class GroupsBenchReport {
                     k.withinTarget(), k.victimLed(), FAILOVER_TARGET_MS / 1000, millis(k, k.percentile(0.50)), millis(k, k.percentile(0.99)),
                     millis(k, k.percentile(1.0)), millis(k, k.seenPercentile(0.50)), millis(k, k.seenPercentile(0.99)),
                     millis(k, k.seenPercentile(1.0)), k.writes().lostIncrements(), k.writes().acked()));
+            if (!k.earlierRounds().isEmpty()) {
+                b.append(" (the last of ").append(k.earlierRounds().size() + 1).append(" kills; before: ")
+                        .append(String.join("; ", k.earlierRounds())).append(')');
+            }
         }
         return b.toString();
     }
@@ -246,6 +250,14 @@ final class GroupsBenchReport {
                     k.victim() + 1, k.victimLed(), k.withinTarget(), millis(k, k.percentile(0.50)), millis(k, k.percentile(0.99)),
                     millis(k, k.percentile(1.0)), millis(k, k.seenPercentile(0.50)), millis(k, k.seenPercentile(0.99)),
                     millis(k, k.seenPercentile(1.0)), v.groupsWritten(), v.groupsChecked(), v.acked(), v.unknown(), v.lostIncrements(), v.excessGroups()));
+        }
+        for (Row r : rows) {
+            Kill k = r.kill();
+            if (k != null && !k.earlierRounds().isEmpty()) {
+                b.append(String.format(Locale.ROOT, "%nAt %d groups the table gives the last of %d kills of the same process (restarted after each, "
+                        + "the cluster left to settle before the next); the earlier ones, kill to leader: %s.%n", r.groups(),
+                        k.earlierRounds().size() + 1, String.join("; ", k.earlierRounds())));
+            }
         }
     }
 

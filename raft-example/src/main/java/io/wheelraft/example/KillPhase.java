@@ -24,29 +24,49 @@ final class KillPhase {
     private KillPhase() {
     }
 
+    /** How long a restarted victim and the cluster may take to settle again between rounds. */
+    private static final long SETTLE_TIMEOUT_MS = 180_000;
+
+    /**
+     * {@code rounds} kills in a row under one stream of writes, all of the process leading the most
+     * groups at the first: after each but the last it is started again and the cluster left to
+     * settle (every group led, every replica of a group not written to quiet; by then the restarted
+     * process leads again the groups that prefer it) before it is killed again. The survivors of the
+     * last round have been through the earlier ones. The result is the last round's,
+     * with the earlier rounds' figures in {@link GroupsBenchReport.Kill#earlierRounds()}; the
+     * writes are checked once, at the end, over all rounds.
+     */
     static GroupsBenchReport.Kill run(GroupsBenchCluster cluster, int[] sample, int concurrency, int writeBeforeSecs, int writeAfterSecs,
-                                      long pollMs, int timeoutSecs) throws InterruptedException {
+                                      long pollMs, int timeoutSecs, int rounds) throws InterruptedException, java.io.IOException {
         List<String> ids = GroupSample.ids(sample);
         try (ClusterChannels channels = new ClusterChannels(cluster.endpoints())) {
             long[] before = LostWrites.read(channels, ids, TIMEOUT_MS);
             TrackedWrites writes = new TrackedWrites(channels, ids, concurrency, TIMEOUT_MS);
             writes.start();
-            FailoverTimes times;
-            int victim;
+            FailoverTimes times = null;
+            int victim = -1;
+            List<String> earlier = new java.util.ArrayList<>();
             boolean stoppedCleanly;
             try {
                 TimeUnit.SECONDS.sleep(writeBeforeSecs);
-                cluster.checkAlive();
-                victim = busiestLeader(cluster);
-                int[] led = cluster.ledGroups(victim, POLL_TIMEOUT_MS).getNumberedList().stream().mapToInt(Integer::intValue).toArray();
-                long killEpochMs = System.currentTimeMillis();
-                long killNanos = System.nanoTime();
-                java.util.concurrent.CompletableFuture<Long> exited = cluster.kill(victim);
-                times = new FailoverTimes(led, killNanos, killEpochMs);
-                pollSurvivors(cluster, victim, times, pollMs, killNanos + TimeUnit.SECONDS.toNanos(timeoutSecs));
-                Long exitNanos = exited.getNow(null);
-                System.err.println(Main.NAME + ": the killed server " + (exitNanos == null ? "had not exited yet"
-                        : "exited " + TimeUnit.NANOSECONDS.toMillis(exitNanos - killNanos) + " ms after the signal"));
+                for (int round = 1; round <= rounds; round++) {
+                    if (times != null) {
+                        earlier.add(describe(round - 1, times));
+                        System.err.println(Main.NAME + ": kill " + earlier.get(earlier.size() - 1)
+                                + "; restarting process " + (victim + 1));
+                        cluster.restart(victim);
+                        if (!cluster.awaitSettled(SETTLE_TIMEOUT_MS, 3 * sample.length)) {
+                            System.err.println(Main.NAME + ": the cluster had not settled " + SETTLE_TIMEOUT_MS / 1000
+                                    + " s after the restart (every group led, every replica of an unwritten group quiet); killing again all the same");
+                        }
+                    }
+                    cluster.checkAlive();
+                    if (round == 1) {
+                        // The same process every round: the survivors of the last have been through the earlier ones.
+                        victim = busiestLeader(cluster);
+                    }
+                    times = killAndWait(cluster, victim, pollMs, timeoutSecs);
+                }
                 TimeUnit.SECONDS.sleep(writeAfterSecs); // writes go on against the new leaders
             } finally {
                 stoppedCleanly = writes.stop();
@@ -58,8 +78,35 @@ final class KillPhase {
             long[] after = LostWrites.read(channels, ids, TIMEOUT_MS);
             LostWrites.Verdict verdict = LostWrites.check(before, after, writes.acked(), writes.unknown(), writes.failed());
             return new GroupsBenchReport.Kill(victim, times.victimGroups(), times.sortedElectedMillis(), times.sortedSeenMillis(), times.unresolved(),
-                    TimeUnit.SECONDS.toMillis(timeoutSecs), pollMs, verdict);
+                    TimeUnit.SECONDS.toMillis(timeoutSecs), pollMs, verdict, List.copyOf(earlier));
         }
+    }
+
+    /** Kills {@code victim} and polls the survivors until they lead every group it led, or the limit. */
+    private static FailoverTimes killAndWait(GroupsBenchCluster cluster, int victim, long pollMs, int timeoutSecs) throws InterruptedException {
+        int[] led = cluster.ledGroups(victim, POLL_TIMEOUT_MS).getNumberedList().stream().mapToInt(Integer::intValue).toArray();
+        long killEpochMs = System.currentTimeMillis();
+        long killNanos = System.nanoTime();
+        java.util.concurrent.CompletableFuture<Long> exited = cluster.kill(victim);
+        FailoverTimes times = new FailoverTimes(led, killNanos, killEpochMs);
+        pollSurvivors(cluster, victim, times, pollMs, killNanos + TimeUnit.SECONDS.toNanos(timeoutSecs));
+        Long exitNanos = exited.getNow(null);
+        System.err.println(Main.NAME + ": the killed server " + (exitNanos == null ? "had not exited yet"
+                : "exited " + TimeUnit.NANOSECONDS.toMillis(exitNanos - killNanos) + " ms after the signal"));
+        return times;
+    }
+
+    /** One earlier round in a line: who was killed, how many of its groups were led again within the target, p50 / p99 / max. */
+    static String describe(int round, FailoverTimes t) {
+        long[] ms = t.sortedElectedMillis();
+        return String.format(java.util.Locale.ROOT, "round %d: %d of %d within %d s, p50/p99/max %s/%s/%s ms", round,
+                java.util.Arrays.stream(ms).filter(x -> x <= GroupsBenchReport.FAILOVER_TARGET_MS).count(), t.victimGroups(),
+                GroupsBenchReport.FAILOVER_TARGET_MS / 1000, pct(ms, t.unresolved(), 0.50), pct(ms, t.unresolved(), 0.99), pct(ms, t.unresolved(), 1.0));
+    }
+
+    private static String pct(long[] ms, int unresolved, double q) {
+        long v = FailoverTimes.percentile(ms, unresolved, q);
+        return v < 0 ? "unresolved" : Long.toString(v);
     }
 
     /** The process that leads the most groups now (the first of equals); a process that does not answer leads none. */

@@ -35,6 +35,7 @@ class GroupsBenchOptionsTest {
         assertUsageError("--write-secs", "groups-bench", "--write-secs", "0");
         assertUsageError("--kill-poll-ms", "groups-bench", "--kill-poll-ms", "0");
         assertUsageError("--kill-timeout-secs", "groups-bench", "--kill-timeout-secs", "0");
+        assertUsageError("--kill-rounds", "groups-bench", "--kill-rounds", "0");
         assertUsageError("--quiet-wait-secs", "groups-bench", "--quiet-wait-secs", "-1");
     }
 

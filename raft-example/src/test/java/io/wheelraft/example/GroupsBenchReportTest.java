@@ -108,7 +108,7 @@ class GroupsBenchReportTest {
         for (int i = 0; i < seen.length; i++) {
             seen[i] = times[i] + 20; // each poll saw it 20 ms after the leader's own record
         }
-        var kill = new GroupsBenchReport.Kill(1, 100, times, seen, 2, 30_000, 25, verdict);
+        var kill = new GroupsBenchReport.Kill(1, 100, times, seen, 2, 30_000, 25, verdict, List.of());
         var row = new GroupsBenchReport.Row(300, 8_000, 12_000, 300, null, null, kill);
         String table = GroupsBenchReport.table(SETUP, null, List.of(row));
         String line = table.lines().filter(l -> l.startsWith("| 300 ") && l.contains("process 2")).findFirst().orElseThrow();
@@ -120,10 +120,26 @@ class GroupsBenchReportTest {
                 + "(seen by polling 610/> 30 s/> 30 s ms); lost acked 0 of 40000"), summary);
     }
 
+    /** With --kill-rounds, the table is the last kill's and the earlier rounds are named after it, in order. */
+    @Test
+    void earlierKillRoundsAreListedAfterTheTableAndInTheSummary() {
+        FailoverTimes cold = new FailoverTimes(new int[]{1, 2, 3, 4}, 0, 0);
+        cold.observe(List.of(1, 2, 3, 4), List.of(1_500L, 2_500L, 3_000L, 4_000L), 1);
+        String round1 = KillPhase.describe(1, cold);
+        assertEquals("round 1: 1 of 4 within 2 s, p50/p99/max 2500/4000/4000 ms", round1);
+        var kill = new GroupsBenchReport.Kill(2, 4, new long[]{300, 400, 500, 600}, new long[]{310, 420, 520, 620}, 0, 30_000, 25,
+                new LostWrites.Verdict(10, 10, 0, 500, 0, 0, 0, 0, 0), List.of(round1));
+        var row = new GroupsBenchReport.Row(10, 1_000, 2_000, 10, null, null, kill);
+        String table = GroupsBenchReport.table(SETUP, null, List.of(row));
+        assertTrue(table.contains("At 10 groups the table gives the last of 2 kills of the same process"), table);
+        assertTrue(table.contains(round1), table);
+        assertTrue(GroupsBenchReport.summaryLine(row).endsWith("(the last of 2 kills; before: " + round1 + ")"), GroupsBenchReport.summaryLine(row));
+    }
+
     @Test
     void writesTheTableAndOnlyTheChartsOfPhasesThatRan(@TempDir Path dir) throws Exception {
         var kill = new GroupsBenchReport.Kill(0, 3, new long[]{300, 400, 2_500}, new long[]{310, 420, 2_600}, 0, 30_000, 25,
-                new LostWrites.Verdict(10, 10, 0, 500, 0, 0, 0, 0, 0));
+                new LostWrites.Verdict(10, 10, 0, 500, 0, 0, 0, 0, 0), List.of());
         GroupsBenchReport.write(dir, SETUP, null, List.of(new GroupsBenchReport.Row(10, 1_000, 2_000, 10, null, null, kill),
                 new GroupsBenchReport.Row(100, 1_000, 2_000, 100, null, null, kill)));
         assertTrue(Files.size(dir.resolve(GroupsBenchReport.TABLE)) > 0);
