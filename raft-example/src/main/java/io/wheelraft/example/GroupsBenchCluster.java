@@ -222,11 +222,12 @@ final class GroupsBenchCluster implements AutoCloseable {
 
     /**
      * Polls every 100 ms until every process hosts all groups, every group has a leader and every
-     * replica is quiet but at most {@code mayStayAwake} (those of groups still written to); false if
-     * that has not happened within {@code timeoutMs}.
+     * replica is quiet but at most {@code mayStayAwake} (those of groups still written to); returns
+     * how long that took in milliseconds, or -1 if it has not happened within {@code timeoutMs}.
      */
-    boolean awaitSettled(long timeoutMs, int mayStayAwake) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long awaitSettled(long timeoutMs, int mayStayAwake) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (System.nanoTime() - deadline < 0) {
             int hosted = 0;
             int leaders = 0;
@@ -242,12 +243,12 @@ final class GroupsBenchCluster implements AutoCloseable {
                 }
             }
             if (hosted == 3 * groups && leaders == groups && quiet >= 3 * groups - mayStayAwake) {
-                return true;
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             }
             checkAlive();
             TimeUnit.MILLISECONDS.sleep(100);
         }
-        return false;
+        return -1;
     }
 
     /** {@code java JVM-OPTIONS -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */

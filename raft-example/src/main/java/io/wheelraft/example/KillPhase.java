@@ -55,9 +55,14 @@ final class KillPhase {
                         System.err.println(Main.NAME + ": kill " + earlier.get(earlier.size() - 1)
                                 + "; restarting process " + (victim + 1));
                         cluster.restart(victim);
-                        if (!cluster.awaitSettled(SETTLE_TIMEOUT_MS, 3 * sample.length)) {
+                        long settledMs = cluster.awaitSettled(SETTLE_TIMEOUT_MS, 3 * sample.length);
+                        if (settledMs < 0) {
                             System.err.println(Main.NAME + ": the cluster had not settled " + SETTLE_TIMEOUT_MS / 1000
                                     + " s after the restart (every group led, every replica of an unwritten group quiet); killing again all the same");
+                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then not settled " + SETTLE_TIMEOUT_MS / 1000 + " s after the restart");
+                        } else {
+                            System.err.println(Main.NAME + ": settled " + settledMs + " ms after the restart");
+                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then settled " + settledMs + " ms after the restart");
                         }
                     }
                     cluster.checkAlive();
