@@ -144,17 +144,9 @@ final class GroupsBenchCluster implements AutoCloseable {
         long hostedAt = 0;
         long deadline = startedNanos + TimeUnit.SECONDS.toNanos(timeoutSecs);
         while (true) {
-            int hosted = 0;
-            int leaders = 0;
-            for (int i = 0; i < 3; i++) {
-                try {
-                    GroupsSummaryResponse s = summary(i);
-                    hosted += s.getGroups();
-                    leaders += s.getLeaders();
-                } catch (StatusRuntimeException notYet) {
-                    // still starting
-                }
-            }
+            Totals t = totals();
+            int hosted = t.hosted();
+            int leaders = t.leaders();
             if (hostedAt == 0 && hosted == 3 * groups) {
                 hostedAt = System.nanoTime();
             }
@@ -170,6 +162,27 @@ final class GroupsBenchCluster implements AutoCloseable {
             }
             TimeUnit.MILLISECONDS.sleep(100); // poll interval: small next to the times measured
         }
+    }
+
+    /** Replicas hosted, leaders and quiet replicas summed over the processes that answer. */
+    private record Totals(int hosted, int leaders, int quiet) {
+    }
+
+    private Totals totals() {
+        int hosted = 0;
+        int leaders = 0;
+        int quiet = 0;
+        for (int i = 0; i < 3; i++) {
+            try {
+                GroupsSummaryResponse s = summary(i);
+                hosted += s.getGroups();
+                leaders += s.getLeaders();
+                quiet += s.getQuiet();
+            } catch (StatusRuntimeException notYet) {
+                // still starting (or killed)
+            }
+        }
+        return new Totals(hosted, leaders, quiet);
     }
 
     private long sinceStartMs(long nanos) {
@@ -229,20 +242,8 @@ final class GroupsBenchCluster implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (System.nanoTime() - deadline < 0) {
-            int hosted = 0;
-            int leaders = 0;
-            int quiet = 0;
-            for (int i = 0; i < 3; i++) {
-                try {
-                    GroupsSummaryResponse s = summary(i);
-                    hosted += s.getGroups();
-                    leaders += s.getLeaders();
-                    quiet += s.getQuiet();
-                } catch (StatusRuntimeException notYet) {
-                    // still starting
-                }
-            }
-            if (hosted == 3 * groups && leaders == groups && quiet >= 3 * groups - mayStayAwake) {
+            Totals t = totals();
+            if (t.hosted() == 3 * groups && t.leaders() == groups && t.quiet() >= 3 * groups - mayStayAwake) {
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             }
             checkAlive();

@@ -100,6 +100,10 @@ final class GroupsBenchCommand implements Callable<Integer> {
                     + "ones are listed after it (a JVM's first failover also compiles the code of its paths).")
     int killRounds;
 
+    @Option(names = "--kill-settle-secs", defaultValue = "180", paramLabel = "S",
+            description = "With --kill-rounds: how long to wait for the cluster to settle after each restart; the next kill comes then anyway.")
+    int killSettleSecs;
+
     @Option(names = "--leader-timeout-secs", defaultValue = "300", paramLabel = "S", description = "Give up when not every group has a leader by then.")
     int leaderTimeoutSecs;
 
@@ -184,8 +188,8 @@ final class GroupsBenchCommand implements Callable<Integer> {
         if (concurrency < 1 || writeGroups < 1 || writeWarmupSecs < 0 || writeSecs < 1) {
             throw CliException.usage("--concurrency, --write-groups and --write-secs must be >= 1, --write-warmup-secs >= 0");
         }
-        if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0 || killRounds < 1) {
-            throw CliException.usage("--kill-poll-ms, --kill-timeout-secs and --kill-rounds must be >= 1, --kill-write-secs >= 0");
+        if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0 || killRounds < 1 || killSettleSecs < 1) {
+            throw CliException.usage("--kill-poll-ms, --kill-timeout-secs, --kill-rounds and --kill-settle-secs must be >= 1, --kill-write-secs >= 0");
         }
         if (!heap.matches("[0-9]+[kKmMgG]?")) {
             throw CliException.usage("--heap '" + heap + "' is not a JVM heap size such as 2g or 512m");
@@ -216,7 +220,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         }
         if (phases.contains(Phase.KILL)) {
             b.append(" --kill-poll-ms ").append(killPollMs).append(" --kill-timeout-secs ").append(killTimeoutSecs)
-                    .append(" --kill-write-secs ").append(killWriteSecs).append(killRounds == 1 ? "" : " --kill-rounds " + killRounds);
+                    .append(" --kill-write-secs ").append(killWriteSecs).append(killRounds == 1 ? "" : " --kill-rounds " + killRounds + " --kill-settle-secs " + killSettleSecs);
         }
         return b.toString();
     }
@@ -242,7 +246,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
             GroupsBenchReport.Writes writes = phases.contains(Phase.WRITES)
                     ? WritesPhase.measure(cluster, sample, concurrency, writeWarmupSecs, writeSecs) : null;
             GroupsBenchReport.Kill kill = phases.contains(Phase.KILL)
-                    ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs, killRounds) : null;
+                    ? KillPhase.run(cluster, sample, concurrency, writeWarmupSecs, killWriteSecs, killPollMs, killTimeoutSecs, killRounds, killSettleSecs) : null;
             if (kill != null && (kill.withinTarget() < kill.victimLed() || kill.writes().lostIncrements() > 0)) {
                 // A late or lossy failover is what someone will want to read the servers' logs about.
                 cluster.keepLogs();

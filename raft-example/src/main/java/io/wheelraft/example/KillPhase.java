@@ -24,20 +24,17 @@ final class KillPhase {
     private KillPhase() {
     }
 
-    /** How long a restarted victim and the cluster may take to settle again between rounds. */
-    private static final long SETTLE_TIMEOUT_MS = 180_000;
-
     /**
      * {@code rounds} kills in a row under one stream of writes, all of the process leading the most
      * groups at the first: after each but the last it is started again and the cluster left to
-     * settle (every group led, every replica of a group not written to quiet; by then the restarted
+     * settle (every group led, every replica of a group not written to quiet, at most {@code settleSecs}; by then the restarted
      * process leads again the groups that prefer it) before it is killed again. The survivors of the
      * last round have been through the earlier ones. The result is the last round's,
      * with the earlier rounds' figures in {@link GroupsBenchReport.Kill#earlierRounds()}; the
      * writes are checked once, at the end, over all rounds.
      */
     static GroupsBenchReport.Kill run(GroupsBenchCluster cluster, int[] sample, int concurrency, int writeBeforeSecs, int writeAfterSecs,
-                                      long pollMs, int timeoutSecs, int rounds) throws InterruptedException, java.io.IOException {
+                                      long pollMs, int timeoutSecs, int rounds, int settleSecs) throws InterruptedException, java.io.IOException {
         List<String> ids = GroupSample.ids(sample);
         try (ClusterChannels channels = new ClusterChannels(cluster.endpoints())) {
             long[] before = LostWrites.read(channels, ids, TIMEOUT_MS);
@@ -55,11 +52,11 @@ final class KillPhase {
                         System.err.println(Main.NAME + ": kill " + earlier.get(earlier.size() - 1)
                                 + "; restarting process " + (victim + 1));
                         cluster.restart(victim);
-                        long settledMs = cluster.awaitSettled(SETTLE_TIMEOUT_MS, 3 * sample.length);
+                        long settledMs = cluster.awaitSettled(TimeUnit.SECONDS.toMillis(settleSecs), 3 * sample.length);
                         if (settledMs < 0) {
-                            System.err.println(Main.NAME + ": the cluster had not settled " + SETTLE_TIMEOUT_MS / 1000
+                            System.err.println(Main.NAME + ": the cluster had not settled " + settleSecs
                                     + " s after the restart (every group led, every replica of an unwritten group quiet); killing again all the same");
-                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then not settled " + SETTLE_TIMEOUT_MS / 1000 + " s after the restart");
+                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then not settled " + settleSecs + " s after the restart");
                         } else {
                             System.err.println(Main.NAME + ": settled " + settledMs + " ms after the restart");
                             earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then settled " + settledMs + " ms after the restart");

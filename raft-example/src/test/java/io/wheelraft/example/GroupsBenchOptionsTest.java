@@ -36,6 +36,7 @@ class GroupsBenchOptionsTest {
         assertUsageError("--kill-poll-ms", "groups-bench", "--kill-poll-ms", "0");
         assertUsageError("--kill-timeout-secs", "groups-bench", "--kill-timeout-secs", "0");
         assertUsageError("--kill-rounds", "groups-bench", "--kill-rounds", "0");
+        assertUsageError("--kill-settle-secs", "groups-bench", "--kill-settle-secs", "0");
         assertUsageError("--quiet-wait-secs", "groups-bench", "--quiet-wait-secs", "-1");
     }
 
