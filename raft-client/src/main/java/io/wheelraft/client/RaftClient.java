@@ -596,10 +596,9 @@ public final class RaftClient implements AutoCloseable {
             return;
         }
         AtomicLong bestTerm = new AtomicLong(-1);
-        long now2 = System.nanoTime();
         List<String> notUsable = new ArrayList<>(witnesses);
         for (String e : endpoints) {
-            if (connection(e).avoided(now2)) {
+            if (connection(e).avoided(now)) {
                 notUsable.add(e);
             }
         }
