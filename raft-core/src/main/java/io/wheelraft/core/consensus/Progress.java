@@ -30,6 +30,13 @@ final class Progress {
     long ackedRound;
     /** The latest heartbeat-timer round (not a read round) it answered: the lease counts from these. */
     long ackedLeaseRound;
+    /**
+     * The heartbeat-timer round last sent to it and not answered or failed yet (0: none), and when
+     * it was sent: the next timer round skips a follower that has not answered the last one
+     * ({@link Replication#heartbeatAll}).
+     */
+    long heartbeatUnanswered;
+    long heartbeatSentMs;
     /** The election priority the follower's own options give it, from its answers ({@link ElectionPriority#UNKNOWN}: not heard). */
     int advertisedPriority = ElectionPriority.UNKNOWN;
 
