@@ -8,6 +8,7 @@ import io.wheelraft.client.proto.RaftClientServiceGrpc;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -32,8 +33,8 @@ final class LeaderQuestions {
 
     private final String groupId;
     private final Function<String, ManagedChannel> channels;
-    /** Members with a question outstanding, with when it was asked (System.nanoTime). */
-    private final Map<String, Long> asked = new ConcurrentHashMap<>();
+    /** Members with a question outstanding. */
+    private final Set<String> asked = ConcurrentHashMap.newKeySet();
     /** Members whose last question failed, with when. */
     private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
 
@@ -54,7 +55,7 @@ final class LeaderQuestions {
             if (failed != null && now - failed < TimeUnit.MILLISECONDS.toNanos(AFTER_FAILURE_MS)) {
                 continue;
             }
-            if (asked.putIfAbsent(member, now) != null) {
+            if (!asked.add(member)) {
                 continue; // its answer is still to come
             }
             LeaderRequest request = LeaderRequest.newBuilder().setGroupId(groupId).setWaitMs((int) WAIT_MS)
@@ -71,8 +72,7 @@ final class LeaderQuestions {
 
                             @Override
                             public void onError(Throwable t) {
-                                failedAt.put(member, System.nanoTime());
-                                asked.remove(member); // another may answer; this one is asked again after the pause
+                                failed(member);
                             }
 
                             @Override
@@ -80,14 +80,14 @@ final class LeaderQuestions {
                             }
                         });
             } catch (RuntimeException e) {
-                failedAt.put(member, System.nanoTime());
-                asked.remove(member);
+                failed(member);
             }
         }
     }
 
-    /** Members with a question outstanding (tests). */
-    int outstanding() {
-        return asked.size();
+    /** {@code member} did not answer: another may; this one is asked again after the pause. */
+    private void failed(String member) {
+        failedAt.put(member, System.nanoTime());
+        asked.remove(member);
     }
 }

@@ -1,6 +1,5 @@
 package io.wheelraft.example;
 
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.wheelraft.client.ExactlyOnceStateMachine;
@@ -242,8 +241,7 @@ public final class CounterGroups implements AutoCloseable {
         }
         Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);
         Gauge.builder("counter.groups.leading", this, CounterGroups::leading).description("hosted groups this process leads").register(registry);
-        FunctionCounter.builder("counter.client.leader.questions", clients, RaftClientService::leaderCalls)
-                .description("clients' who-leads questions received (each held until a leader is known, or its wait ends)").register(registry);
+        CounterServiceImpl.registerLeaderQuestions(clients, registry);
         watcher.scheduleWithFixedDelay(this::logLeading, 1, 1, TimeUnit.SECONDS);
         LOG.info("counter node {} serving {} groups on {} (data {}, {}, election timeout {} ms), started in {} ms", settings.self(),
                 settings.groups(), transport.endpoint(), data,

@@ -52,6 +52,11 @@ public final class CounterServiceImpl implements BindableService {
                 .description("clients the retry table remembers").register(registry);
         Gauge.builder("counter.client.busy", service, RaftClientService::refusedBusy)
                 .description("calls refused BUSY (the node's queue was full)").register(registry);
+        registerLeaderQuestions(service, registry);
+    }
+
+    /** {@code counter.client.leader.questions}: the who-leads questions {@code service} received (single and many-group servers). */
+    static void registerLeaderQuestions(RaftClientService service, MeterRegistry registry) {
         FunctionCounter.builder("counter.client.leader.questions", service, RaftClientService::leaderCalls)
                 .description("clients' who-leads questions received (each held until a leader is known, or its wait ends)").register(registry);
     }

@@ -42,13 +42,16 @@ final class GroupsBenchCluster implements AutoCloseable {
     private final List<AdminClient> admins = new ArrayList<>();
     private final boolean[] killed = new boolean[3];
     private final long startedNanos;
-    private ServerJvm jvm;
-    private int electionTimeoutMs;
+    /** How the servers are started, again on a restart. */
+    private final ServerJvm jvm;
+    private final int electionTimeoutMs;
     private boolean keepLogs;
 
-    private GroupsBenchCluster(int groups, Path work, List<Integer> ports) {
+    private GroupsBenchCluster(int groups, Path work, List<Integer> ports, ServerJvm jvm, int electionTimeoutMs) {
         this.groups = groups;
         this.work = work;
+        this.jvm = jvm;
+        this.electionTimeoutMs = electionTimeoutMs;
         this.endpoints = List.of("127.0.0.1:" + ports.get(0), "127.0.0.1:" + ports.get(1), "127.0.0.1:" + ports.get(2));
         this.metricsPorts = ports.subList(3, 6);
         this.startedNanos = System.nanoTime();
@@ -58,9 +61,7 @@ final class GroupsBenchCluster implements AutoCloseable {
     static GroupsBenchCluster start(Path work, int groups, ServerJvm jvm, int electionTimeoutMs) throws IOException, InterruptedException {
         ChaosRunner.deleteRecursively(work);
         Files.createDirectories(work);
-        GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6));
-        c.jvm = jvm;
-        c.electionTimeoutMs = electionTimeoutMs;
+        GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6), jvm, electionTimeoutMs);
         try {
             for (int i = 0; i < 3; i++) {
                 c.servers.add(c.spawn(i, jvm, electionTimeoutMs));
@@ -120,17 +121,7 @@ final class GroupsBenchCluster implements AutoCloseable {
 
     /** The leaders counted over the processes still running (one that does not answer counts none). */
     int leaders() {
-        int leaders = 0;
-        for (int i = 0; i < 3; i++) {
-            if (!killed[i]) {
-                try {
-                    leaders += summary(i).getLeaders();
-                } catch (StatusRuntimeException e) {
-                    // counts none
-                }
-            }
-        }
-        return leaders;
+        return totals().leaders();
     }
 
     /**
@@ -164,7 +155,7 @@ final class GroupsBenchCluster implements AutoCloseable {
         }
     }
 
-    /** Replicas hosted, leaders and quiet replicas summed over the processes that answer. */
+    /** Replicas hosted, leaders and quiet replicas summed over the running processes that answer. */
     private record Totals(int hosted, int leaders, int quiet) {
     }
 
@@ -173,13 +164,16 @@ final class GroupsBenchCluster implements AutoCloseable {
         int leaders = 0;
         int quiet = 0;
         for (int i = 0; i < 3; i++) {
+            if (killed[i]) {
+                continue;
+            }
             try {
                 GroupsSummaryResponse s = summary(i);
                 hosted += s.getGroups();
                 leaders += s.getLeaders();
                 quiet += s.getQuiet();
             } catch (StatusRuntimeException notYet) {
-                // still starting (or killed)
+                // still starting, or too busy to answer: counts none
             }
         }
         return new Totals(hosted, leaders, quiet);
