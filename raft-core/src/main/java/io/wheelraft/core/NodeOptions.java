@@ -41,6 +41,7 @@ public final class NodeOptions {
     private boolean witness;
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private int quiesceAfterMs;
+    private int quiesceUnservedAfterMs = -1;
     private boolean fastFirstElection = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
     private boolean nodeMetrics = true;
@@ -71,6 +72,8 @@ public final class NodeOptions {
         require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
         require(electionPriority >= 0, "electionPriority must be 0 (never leads) or more, was " + electionPriority);
         require(quiesceAfterMs >= 0, "quiesceAfterMs must be >= 0 (0: never quiet), was " + quiesceAfterMs);
+        require(quiesceUnservedAfterMs >= -1, "quiesceUnservedAfterMs must be >= 0, or -1 for one heartbeat interval, was "
+                + quiesceUnservedAfterMs);
         require(meterRegistry != null, "meterRegistry must not be null (the default is Micrometer's global registry)");
         return this;
     }
@@ -236,8 +239,26 @@ public final class NodeOptions {
     public boolean fastFirstElection() { return fastFirstElection; }
     public NodeOptions fastFirstElection(boolean v) { fastFirstElection = v; return this; }
 
+    /**
+     * How long a settled leader waits before its group goes quiet (see docs/divergence.md, "Quiet
+     * groups"); 0, the default, never: only for a transport that reports silent peers.
+     */
     public int quiesceAfterMs() { return quiesceAfterMs; }
     public NodeOptions quiesceAfterMs(int v) { quiesceAfterMs = v; return this; }
+
+    /**
+     * The same wait for a leadership that has served nothing (no proposal, read, transfer or
+     * membership change) since it was won or last went quiet: a start-up or failover election,
+     * a member caught up after its process came back. Never longer than {@link #quiesceAfterMs()}.
+     * Default -1: one heartbeat interval. Such a leadership predicts no traffic, so the heartbeat
+     * rounds of the full wait would be work for nothing; the full wait keeps a group that is being
+     * written from going quiet between two writes.
+     */
+    public int quiesceUnservedAfterMs() {
+        int v = quiesceUnservedAfterMs < 0 ? heartbeatIntervalMs() : quiesceUnservedAfterMs;
+        return Math.min(v, quiesceAfterMs);
+    }
+    public NodeOptions quiesceUnservedAfterMs(int v) { quiesceUnservedAfterMs = v; return this; }
 
     public int connectionLostGraceMs() { return connectionLostGraceMs < 0 ? 2 * heartbeatIntervalMs() : connectionLostGraceMs; }
     public NodeOptions connectionLostGraceMs(int v) { connectionLostGraceMs = v; return this; }

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Paces the start of many groups in one process: before starting the next group, if
- * {@code awakeLimit} or more of those already started are still awake (not quiet), waits until a
+ * {@code awakeLimit} or more of those already started have not gone quiet yet, waits until a
  * quarter of them have gone quiet.
  *
  * <p>Why: until a group goes quiet it elects, its leader heartbeats every follower ten times a
@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * processes are down or not started yet, so no group can elect) ends the pacing: the rest start
  * at once, as without it, and one line says so.
  *
- * <p>Counting the awake groups visits every started one, so it runs once per
+ * <p>Counting the awake groups visits every started one that has not gone quiet yet, so it runs once per
  * {@code checkEvery} starts, and every {@code pollMs} while waiting. Not thread-safe: the thread
  * that starts the groups calls it.
  */

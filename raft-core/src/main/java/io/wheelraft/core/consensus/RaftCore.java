@@ -162,7 +162,15 @@ public final class RaftCore {
      * default). Only for a transport that reports silent peers (see {@link Quiescence}).
      */
     public void enableQuiescence(long afterMs) {
-        quiescence.enable(afterMs);
+        quiescence.enable(afterMs, afterMs);
+    }
+
+    /**
+     * As {@link #enableQuiescence(long)}, but a leadership that has served nothing since it was
+     * won or last went quiet waits only {@code unservedAfterMs} (at most {@code afterMs}).
+     */
+    public void enableQuiescence(long afterMs, long unservedAfterMs) {
+        quiescence.enable(afterMs, unservedAfterMs);
     }
 
     /**
@@ -286,7 +294,7 @@ public final class RaftCore {
     public void onConnectionRestored(String endpoint, long nowMs) {
         if (quiescence.endpointRestored(endpoint) && role == Role.LEADER
                 && (!quiet() || replication.memberBehindAt(endpoint, log.lastIndex()))) {
-            quiescence.leaderBusy(nowMs);
+            quiescence.leaderCatchUp(nowMs);
         }
     }
 

@@ -175,7 +175,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
                 new VotePathWarmup(groupId, self, transport, baseVoteTimeoutMs(), this::handleRequestVote));
         core = new RaftCore(RaftConfig.from(groupId, self, options), log, metaStorage.term(),
                 metaStorage.votedFor(), memberships, snapIndex, stored.repairing(), now);
-        core.enableQuiescence(options.quiesceAfterMs());
+        core.enableQuiescence(options.quiesceAfterMs(), options.quiesceUnservedAfterMs());
         core.shareCampaignSlots(options.campaignSlots());
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);

@@ -30,12 +30,17 @@ class QuiescenceSimulationTest {
     private static final int LIVENESS_SILENCE_MS = 100;
 
     private static SimGroups groups(long seed, int count) {
+        return groups(seed, count, -1);
+    }
+
+    /** {@code unservedAfterMs}: {@link io.wheelraft.core.NodeOptions#quiesceUnservedAfterMs} (-1: its default, one heartbeat interval). */
+    private static SimGroups groups(long seed, int count, int unservedAfterMs) {
         CommittedLog[] logs = new CommittedLog[count];
         for (int g = 0; g < count; g++) {
             logs[g] = new CommittedLog("group " + g + " seed " + seed);
         }
         return new SimGroups(seed, 3, count, LIVENESS_INTERVAL_MS, LIVENESS_SILENCE_MS, (g, i) -> new CounterFsm(i, logs[g]),
-                o -> o.electionTimeoutMs(T).heartbeatDivisor(HEARTBEAT_DIVISOR).quiesceAfterMs(T));
+                o -> o.electionTimeoutMs(T).heartbeatDivisor(HEARTBEAT_DIVISOR).quiesceAfterMs(T).quiesceUnservedAfterMs(unservedAfterMs));
     }
 
     private static boolean allQuiet(SimGroups s, int liveProcesses) {
@@ -82,6 +87,35 @@ class QuiescenceSimulationTest {
             assertEquals(5, ((CounterFsm) g2.stateMachine(i)).value(), "member " + i + " of the written group");
         }
         assertEquals(leader, g2.leaderIndex(), "the write changed the leader");
+    }
+
+    @Test
+    void aLeadershipThatServedNothingGoesQuietWithoutWaitingTheFullTime() {
+        for (long seed : new long[] {19, 23, 29}) {
+            SimGroups unserved = groups(seed, 6);
+            assertTrue(unserved.runUntil(() -> allQuiet(unserved, 3), 30L * T), unserved.replayHint());
+            SimGroups fullWait = groups(seed, 6, T);
+            assertTrue(fullWait.runUntil(() -> allQuiet(fullWait, 3), 30L * T), fullWait.replayHint());
+            // Elections take about as long either way; the full wait adds T after each group settles.
+            assertTrue(unserved.nowMs() + T / 2 <= fullWait.nowMs(), "seed " + seed + ": every group quiet after "
+                    + unserved.nowMs() + " ms with the short wait and " + fullWait.nowMs() + " ms with the full one");
+            assertEquals(6, unserved.groupsWithLeader());
+        }
+    }
+
+    @Test
+    void aGroupThatServedAWriteWaitsTheFullTimeBeforeGoingQuietAgain() {
+        SimGroups s = groups(31, 4);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        SimCluster g1 = s.group(1);
+        int leader = g1.leaderIndex();
+        boolean[] ok = new boolean[1];
+        g1.node(leader).apply(new Task(CounterFsm.delta(3), st -> ok[0] = st.isOk()));
+        assertTrue(s.runUntil(() -> ok[0], 5L * T), "write to a quiet group did not commit; " + s.replayHint());
+        long committedAt = s.nowMs();
+        assertTrue(s.runUntil(() -> g1.node(leader).isQuiet(), 10L * T), "the written group did not go quiet again; " + s.replayHint());
+        assertTrue(s.nowMs() - committedAt >= T, "the written group went quiet " + (s.nowMs() - committedAt)
+                + " ms after its write committed, before the full wait of " + T + " ms");
     }
 
     @Test
