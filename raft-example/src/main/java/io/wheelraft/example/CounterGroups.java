@@ -94,7 +94,9 @@ public final class CounterGroups implements AutoCloseable {
      */
     static final String QUIESCE_UNSERVED_AFTER_PROPERTY = "wheelraft.quiesceUnservedAfterMs";
     /** Started groups that may be awake (not quiet yet) while more are started; see {@link StartPacing}. */
-    private static final int START_AWAKE_LIMIT = 500;
+    static final int START_AWAKE_LIMIT = 500;
+    /** Overrides {@link #START_AWAKE_LIMIT} for a measurement (a positive number). */
+    static final String START_AWAKE_LIMIT_PROPERTY = "wheelraft.startAwakeLimit";
     /** A start-up wave that sees no group go quiet for this many election timeouts ends the pacing. */
     private static final int START_STALL_TIMEOUTS = 10;
     private static final long START_POLL_MS = 20;
@@ -235,7 +237,8 @@ public final class CounterGroups implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot register the groups' logs in " + data + ": " + CounterServer.oneLine(e), e);
         }
-        StartPacing pacing = new StartPacing(START_AWAKE_LIMIT, START_STALL_TIMEOUTS * (long) settings.electionTimeoutMs(),
+        int awakeLimit = positiveProperty(START_AWAKE_LIMIT_PROPERTY, System.getProperty(START_AWAKE_LIMIT_PROPERTY), START_AWAKE_LIMIT, "groups");
+        StartPacing pacing = new StartPacing(awakeLimit, START_STALL_TIMEOUTS * (long) settings.electionTimeoutMs(),
                 START_POLL_MS, this::awake, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), Thread::sleep);
         for (String g : ids) {
             try {
@@ -250,7 +253,7 @@ public final class CounterGroups implements AutoCloseable {
         notYetQuiet.clear();
         if (pacing.waitedMs() > 0) {
             LOG.info("waited {} ms in all for started groups to go quiet before starting more (at most {} awake at once{})",
-                    pacing.waitedMs(), START_AWAKE_LIMIT, pacing.gaveUp() ? ", until a wave stalled" : "");
+                    pacing.waitedMs(), awakeLimit, pacing.gaveUp() ? ", until a wave stalled" : "");
         }
         Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);
         Gauge.builder("counter.groups.leading", this, CounterGroups::leading).description("hosted groups this process leads").register(registry);
