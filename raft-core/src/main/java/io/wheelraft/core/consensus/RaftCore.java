@@ -183,6 +183,15 @@ public final class RaftCore {
         election.enableFastFirstElection(delayMs, nowMs);
     }
 
+    /**
+     * Lets a restarted node (term above 0) that has heard no leader {@code delayMs} after its
+     * start run a pre-vote then, which wakes a quiet leader, instead of waiting out its election
+     * timeout (for a group that may go quiet). Call once, right after construction.
+     */
+    public void enableRestartProbe(long delayMs, long nowMs) {
+        election.enableRestartProbe(delayMs, nowMs);
+    }
+
     public Map<PeerId, Long> followerMatchIndexes() {
         return replication == null ? Map.of() : replication.matchIndexes();
     }

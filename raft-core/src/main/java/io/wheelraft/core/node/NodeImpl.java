@@ -180,6 +180,10 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
         if (options.fastFirstElection()) {
             core.enableFastFirstElection(options.heartbeatIntervalMs(), now);
         }
+        if (options.quiesceAfterMs() > 0) {
+            // Two heartbeat intervals: an awake leader's heartbeat comes within one.
+            core.enableRestartProbe(2L * options.heartbeatIntervalMs(), now);
+        }
         intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOutNow, this::now, this::onLaneOr, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.

@@ -119,6 +119,35 @@ class QuiescenceSimulationTest {
     }
 
     @Test
+    void aRestartedProcessFindsTheLeadersOfItsQuietGroupsBeforeItsElectionTimeout() {
+        for (long seed : new long[] {37, 41, 43}) {
+            SimGroups s = groups(seed, 6);
+            assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+            int victim = s.busiestLeaderProcess();
+            List<Integer> ledByOthers = new ArrayList<>();
+            for (int g = 0; g < s.groupCount(); g++) {
+                if (!s.groupsLedBy(victim).contains(g)) {
+                    ledByOthers.add(g);
+                }
+            }
+            s.crashProcess(victim, true);
+            assertTrue(s.runUntil(() -> allQuiet(s, 2) && s.groupsWithLeader() == s.groupCount(), 30L * T),
+                    "the groups did not settle without the killed process; " + s.replayHint());
+            s.restartProcess(victim);
+            long restartedAt = s.nowMs();
+            // Its members of groups led elsewhere hold the whole log, so their quiet leaders have
+            // nothing to send them; each restarted member must ask. Its election timeout (T to 2T)
+            // would come after this bound.
+            assertTrue(s.runUntil(() -> allQuiet(s, 3), T), "seed " + seed + ": not every member quiet within " + T
+                    + " ms of the restart: " + s.quietMembers() + " of " + 3 * s.groupCount() + "; " + s.replayHint());
+            for (int g : ledByOthers) {
+                assertTrue(s.group(g).leaderIndex() != victim, "group " + g + " changed its leader to the restarted process");
+            }
+            assertTrue(s.nowMs() - restartedAt < T);
+        }
+    }
+
+    @Test
     void killedLeaderProcessQuietFollowersElectAndGoQuietAgainWithOneProcessDown() {
         checkLeaderProcessLost(13, true);
     }
