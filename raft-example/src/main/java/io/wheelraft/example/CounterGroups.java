@@ -150,6 +150,11 @@ public final class CounterGroups implements AutoCloseable {
         return positiveProperty(CAMPAIGN_LIMIT_PROPERTY, property, CAMPAIGN_LIMIT, "groups");
     }
 
+    /** {@link #START_AWAKE_LIMIT}, or the property's value: a usage error names a value that is not a positive number. */
+    static int startAwakeLimit(String property) {
+        return positiveProperty(START_AWAKE_LIMIT_PROPERTY, property, START_AWAKE_LIMIT, "groups");
+    }
+
     /** The unserved wait: {@code fallback}, or the property's value (a positive number). */
     static int quiesceUnservedAfterMs(String property, int fallback) {
         return positiveProperty(QUIESCE_UNSERVED_AFTER_PROPERTY, property, fallback, "milliseconds");
@@ -237,7 +242,7 @@ public final class CounterGroups implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot register the groups' logs in " + data + ": " + CounterServer.oneLine(e), e);
         }
-        int awakeLimit = positiveProperty(START_AWAKE_LIMIT_PROPERTY, System.getProperty(START_AWAKE_LIMIT_PROPERTY), START_AWAKE_LIMIT, "groups");
+        int awakeLimit = startAwakeLimit(System.getProperty(START_AWAKE_LIMIT_PROPERTY));
         StartPacing pacing = new StartPacing(awakeLimit, START_STALL_TIMEOUTS * (long) settings.electionTimeoutMs(),
                 START_POLL_MS, this::awake, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), Thread::sleep);
         for (String g : ids) {

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,6 +41,17 @@ class NodeQuiescenceOptionTest {
     void aNegativeQuiesceAfterMsIsRefusedByValidation() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> options().quiesceAfterMs(-1).validate());
         assertTrue(e.getMessage().contains("quiesceAfterMs must be >= 0"), e.getMessage());
+    }
+
+    @Test
+    void theUnservedQuietDelayDefaultsToAHeartbeatIntervalAndNeverExceedsTheFullOne() {
+        NodeOptions o = new NodeOptions().electionTimeoutMs(1000).quiesceAfterMs(1000);
+        assertEquals(o.heartbeatIntervalMs(), o.quiesceUnservedAfterMs());
+        assertEquals(300, o.quiesceUnservedAfterMs(300).quiesceUnservedAfterMs());
+        assertEquals(1000, o.quiesceUnservedAfterMs(5000).quiesceUnservedAfterMs(), "capped by quiesceAfterMs");
+        assertEquals(0, o.quiesceAfterMs(0).quiesceUnservedAfterMs(), "never quiet stays never quiet");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> options().quiesceUnservedAfterMs(-2).validate());
+        assertTrue(e.getMessage().contains("quiesceUnservedAfterMs must be >= 0, or -1"), e.getMessage());
     }
 
     @Test
