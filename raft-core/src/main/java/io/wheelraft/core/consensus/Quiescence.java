@@ -65,6 +65,16 @@ final class Quiescence {
     /** Of those, the ones whose process the transport found gone (a new connection was refused). */
     private Set<String> goneEndpoints = Set.of();
 
+    /**
+     * A quiet follower woken only because its leader's process went silent: that endpoint, and the
+     * term, last index and last leader contact at the wake; null when not so woken (see
+     * {@link #quietAgainAfterSilence}).
+     */
+    private String silentLeaderEndpoint;
+    private long silenceTerm;
+    private long silenceLastIndex;
+    private long silenceContactMs;
+
     Quiescence(RaftCore core) {
         this.core = core;
     }
@@ -181,6 +191,56 @@ final class Quiescence {
     private boolean hostsMember(String endpoint) {
         PeerId self = core.self();
         return core.membership().anyMember(p -> !p.equals(self) && p.hasEndpoint(endpoint));
+    }
+
+    /**
+     * This quiet follower just woke because its leader's process at {@code endpoint} went silent
+     * (no reset): remember how things stood, in case that process answers again before anything
+     * happens here.
+     */
+    void rememberSilenceOfLeader(String endpoint) {
+        PeerId leader = core.leader();
+        if (core.role() != Role.FOLLOWER || leader == null || !leader.hasEndpoint(endpoint)) {
+            return;
+        }
+        silentLeaderEndpoint = endpoint;
+        silenceTerm = core.term();
+        silenceLastIndex = core.log().lastIndex();
+        silenceContactMs = core.lastLeaderContactMs();
+    }
+
+    /** {@code endpoint} was lost or restarted (reported as a loss): no going back to quiet on its return. */
+    void forgetSilenceOf(String endpoint) {
+        if (endpoint.equals(silentLeaderEndpoint)) {
+            silentLeaderEndpoint = null;
+        }
+    }
+
+    /**
+     * {@code endpoint} answers again as the same process (a restart is reported as a loss first):
+     * a follower woken only by its silence goes quiet again if nothing happened meanwhile: same
+     * term, same leader there, no word from it, its log and commit index as they were (the whole
+     * log, committed, durable), and no election business of its own (no round started, none
+     * planned). Why: a process that pauses longer than the silence window (a full collection at
+     * 100,000 groups took over a second) woke the followers of every group it led on the others,
+     * and at their election timeout they deposed its leaders, though it was back: thousands of
+     * elections for a pause, which made the next pause longer. Its leaders stayed quiet through
+     * it and still count these followers as quiet, so going back is returning to the state the
+     * group agreed on. Safety does not rest on it: a quiet node only does less.
+     */
+    void quietAgainAfterSilence(String endpoint) {
+        if (silentLeaderEndpoint == null || !silentLeaderEndpoint.equals(endpoint)) {
+            return;
+        }
+        silentLeaderEndpoint = null;
+        RaftLog log = core.log();
+        long last = log.lastIndex();
+        PeerId leader = core.leader();
+        if (!quiet && quiesceAfterMs > 0 && core.role() == Role.FOLLOWER && leader != null && leader.hasEndpoint(endpoint)
+                && core.term() == silenceTerm && last == silenceLastIndex && core.lastLeaderContactMs() == silenceContactMs
+                && core.commitIndex() == last && log.persistedIndex() == last && core.electionState().idle()) {
+            goQuiet();
+        }
     }
 
     // ------------------------------------------------------------ leader
@@ -322,6 +382,7 @@ final class Quiescence {
     void reset() {
         quiet = false;
         served = false;
+        silentLeaderEndpoint = null;
         busy();
     }
 }

@@ -271,6 +271,7 @@ public final class RaftCore {
      * @return true if it was our leader's: the shell then re-checks after {@link #campaignDelayAfterBreakMs}
      */
     public boolean onConnectionLost(String endpoint, long nowMs) {
+        quiescence.forgetSilenceOf(endpoint); // a loss (or a restart, reported as one) is more than a pause
         boolean member = quiescence.endpointLost(endpoint);
         if (member && quiet() && quiescence.lossMatters(endpoint)) {
             // A quiet follower whose leader was there wakes with its last contact as it was: the
@@ -287,10 +288,13 @@ public final class RaftCore {
      * The transport says {@code endpoint} went silent (no reset): groups with a member there stop
      * counting on it to go quiet, and a quiet node wakes; a follower whose leader is there then
      * campaigns as after any silent leader, at its election timeout (the process may only be slow).
+     * If that process answers again before anything else happened, the follower goes quiet again
+     * (see {@link Quiescence#quietAgainAfterSilence}).
      */
     public void onPeerSilent(String endpoint, long nowMs) {
         if (quiescence.endpointLost(endpoint) && quiet() && quiescence.lossMatters(endpoint)) {
             quiescence.wake(false, nowMs);
+            quiescence.rememberSilenceOfLeader(endpoint);
         }
     }
 
@@ -305,6 +309,7 @@ public final class RaftCore {
                 && (!quiet() || replication.memberBehindAt(endpoint, log.lastIndex()))) {
             quiescence.leaderCatchUp(nowMs);
         }
+        quiescence.quietAgainAfterSilence(endpoint);
     }
 
     /**

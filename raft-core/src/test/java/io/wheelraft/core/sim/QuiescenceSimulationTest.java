@@ -148,6 +148,34 @@ class QuiescenceSimulationTest {
     }
 
     @Test
+    void followersWokenByAPauseOfTheirLeadersProcessGoQuietAgainWhenItAnswersWithoutAnElection() {
+        for (long seed : new long[] {47, 53, 59}) {
+            SimGroups s = groups(seed, 9);
+            assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+            int paused = s.busiestLeaderProcess();
+            List<Integer> ledThere = s.groupsLedBy(paused);
+            List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
+            others.remove(Integer.valueOf(paused));
+            long[] terms = new long[s.groupCount()];
+            for (int g = 0; g < s.groupCount(); g++) {
+                terms[g] = s.group(g).node(paused).status().term();
+            }
+            s.partition(List.of(paused), others); // no reset: the others report it silent, as after a long pause
+            assertTrue(s.runUntil(() -> ledThere.stream().allMatch(g -> others.stream().noneMatch(p -> s.group(g).node(p).isQuiet())), 3L * T),
+                    "seed " + seed + ": the followers of the paused process's groups did not wake; " + s.replayHint());
+            s.heal(); // back before their election timeout
+            assertTrue(s.runUntil(() -> allQuiet(s, 3), T / 2), "seed " + seed + ": not quiet again within " + T / 2
+                    + " ms of the pause's end: " + s.quietMembers() + " of " + 3 * s.groupCount() + "; " + s.replayHint());
+            s.runFor(5L * T);
+            for (int g = 0; g < s.groupCount(); g++) {
+                assertEquals(paused == s.group(g).leaderIndex(), ledThere.contains(g), "seed " + seed + ": group " + g + " changed leader");
+                assertEquals(terms[g], s.group(g).node(paused).status().term(), "seed " + seed + ": group " + g + " held an election");
+            }
+            assertTrue(allQuiet(s, 3));
+        }
+    }
+
+    @Test
     void killedLeaderProcessQuietFollowersElectAndGoQuietAgainWithOneProcessDown() {
         checkLeaderProcessLost(13, true);
     }
