@@ -66,14 +66,14 @@ final class Quiescence {
     private Set<String> goneEndpoints = Set.of();
 
     /**
-     * A quiet follower woken only because its leader's process went silent: that endpoint, and the
-     * term, last index and last leader contact at the wake; null when not so woken (see
-     * {@link #quietAgainAfterSilence}).
+     * How things stood when this quiet follower woke only because its leader's process went
+     * silent; null when not so woken (see {@link #quietAgainAfterSilence}). One reference, null in
+     * almost every replica, rather than four fields in each.
      */
-    private String silentLeaderEndpoint;
-    private long silenceTerm;
-    private long silenceLastIndex;
-    private long silenceContactMs;
+    private SilenceWake silenceWake;
+
+    private record SilenceWake(String endpoint, long term, long lastIndex, long leaderContactMs) {
+    }
 
     Quiescence(RaftCore core) {
         this.core = core;
@@ -203,16 +203,13 @@ final class Quiescence {
         if (core.role() != Role.FOLLOWER || leader == null || !leader.hasEndpoint(endpoint)) {
             return;
         }
-        silentLeaderEndpoint = endpoint;
-        silenceTerm = core.term();
-        silenceLastIndex = core.log().lastIndex();
-        silenceContactMs = core.lastLeaderContactMs();
+        silenceWake = new SilenceWake(endpoint, core.term(), core.log().lastIndex(), core.lastLeaderContactMs());
     }
 
     /** {@code endpoint} was lost or restarted (reported as a loss): no going back to quiet on its return. */
     void forgetSilenceOf(String endpoint) {
-        if (endpoint.equals(silentLeaderEndpoint)) {
-            silentLeaderEndpoint = null;
+        if (silenceWake != null && silenceWake.endpoint().equals(endpoint)) {
+            silenceWake = null;
         }
     }
 
@@ -229,15 +226,16 @@ final class Quiescence {
      * group agreed on. Safety does not rest on it: a quiet node only does less.
      */
     void quietAgainAfterSilence(String endpoint) {
-        if (silentLeaderEndpoint == null || !silentLeaderEndpoint.equals(endpoint)) {
+        SilenceWake then = silenceWake;
+        if (then == null || !then.endpoint().equals(endpoint)) {
             return;
         }
-        silentLeaderEndpoint = null;
+        silenceWake = null;
         RaftLog log = core.log();
         long last = log.lastIndex();
         PeerId leader = core.leader();
         if (!quiet && quiesceAfterMs > 0 && core.role() == Role.FOLLOWER && leader != null && leader.hasEndpoint(endpoint)
-                && core.term() == silenceTerm && last == silenceLastIndex && core.lastLeaderContactMs() == silenceContactMs
+                && core.term() == then.term() && last == then.lastIndex() && core.lastLeaderContactMs() == then.leaderContactMs()
                 && core.commitIndex() == last && log.persistedIndex() == last && core.electionState().idle()) {
             goQuiet();
         }
@@ -382,7 +380,7 @@ final class Quiescence {
     void reset() {
         quiet = false;
         served = false;
-        silentLeaderEndpoint = null;
+        silenceWake = null;
         busy();
     }
 }
