@@ -50,6 +50,7 @@ final class LeaderQuestions {
      */
     void ask(Collection<String> members, Collection<String> notLeaders, BiConsumer<String, LeaderReply> onAnswer) {
         long now = System.nanoTime();
+        LeaderRequest request = null; // the same for every member; built once one is to be asked
         for (String member : members) {
             Long failed = failedAt.get(member);
             if (failed != null && now - failed < TimeUnit.MILLISECONDS.toNanos(AFTER_FAILURE_MS)) {
@@ -58,8 +59,9 @@ final class LeaderQuestions {
             if (!asked.add(member)) {
                 continue; // its answer is still to come
             }
-            LeaderRequest request = LeaderRequest.newBuilder().setGroupId(groupId).setWaitMs((int) WAIT_MS)
-                    .addAllNotLeaders(notLeaders).build();
+            if (request == null) {
+                request = LeaderRequest.newBuilder().setGroupId(groupId).setWaitMs((int) WAIT_MS).addAllNotLeaders(notLeaders).build();
+            }
             try {
                 RaftClientServiceGrpc.newStub(channels.apply(member)).withDeadlineAfter(WAIT_MS + ANSWER_MARGIN_MS, TimeUnit.MILLISECONDS)
                         .leader(request, new StreamObserver<>() {

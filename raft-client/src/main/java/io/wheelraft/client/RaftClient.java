@@ -595,7 +595,6 @@ public final class RaftClient implements AutoCloseable {
             }
             return;
         }
-        AtomicLong bestTerm = new AtomicLong(-1);
         List<String> notUsable = new ArrayList<>(witnesses);
         for (String e : endpoints) {
             if (connection(e).avoided(now)) {
@@ -603,17 +602,10 @@ public final class RaftClient implements AutoCloseable {
             }
         }
         // A member holds its answer until it knows a leader we can use: one question per member per
-        // election, not one per tick (see HeldLeaderAnswer).
-        findQuestions.ask(endpoints, notUsable, (e, reply) -> {
-            learnWitnesses(e, reply);
-            String named = reply.getLeader();
-            // A member that has not noticed the failure yet still names the old
-            // leader; one whose stream just broke is skipped until it answers again.
-            if (!named.isEmpty() && !witnesses.contains(named) && !connection(named).avoided(System.nanoTime())
-                    && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
-                timer.execute(() -> leaderNamed(named));
-            }
-        });
+        // election, not one per tick (see HeldLeaderAnswer). A member that has not noticed the
+        // failure yet still names the old leader; one whose stream just broke is skipped until it
+        // answers again.
+        findQuestions.ask(endpoints, notUsable, whenLeaderNamed(named -> !connection(named).avoided(System.nanoTime()), this::leaderNamed));
         try {
             timer.schedule(this::findLeader, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -659,19 +651,30 @@ public final class RaftClient implements AutoCloseable {
             return;
         }
         lastProbeNanos.put(suspect.endpoint, now);
-        AtomicLong bestTerm = new AtomicLong(-1);
         List<String> others = new ArrayList<>(endpoints);
         others.remove(suspect.endpoint);
         List<String> notUsable = new ArrayList<>(witnesses);
         notUsable.add(suspect.endpoint);
-        probeQuestions.ask(others, notUsable, (e, reply) -> {
+        probeQuestions.ask(others, notUsable, whenLeaderNamed(named -> !named.equals(suspect.endpoint), named -> moveCalls(suspect, named)));
+    }
+
+    /**
+     * What to do with the members' answers to one round of who-leads questions: learn the
+     * witnesses they report, and hand a leader one names to {@code use} (on the timer thread) if
+     * it is no witness, {@code usable} accepts it and it comes with a newer term than any handed
+     * over before in this round.
+     */
+    private java.util.function.BiConsumer<String, LeaderReply> whenLeaderNamed(java.util.function.Predicate<String> usable,
+                                                                              java.util.function.Consumer<String> use) {
+        AtomicLong bestTerm = new AtomicLong(-1);
+        return (e, reply) -> {
             learnWitnesses(e, reply);
             String named = reply.getLeader();
-            if (!named.isEmpty() && !named.equals(suspect.endpoint) && !witnesses.contains(named)
+            if (!named.isEmpty() && !witnesses.contains(named) && usable.test(named)
                     && bestTerm.getAndAccumulate(reply.getTerm(), Math::max) < reply.getTerm()) {
-                timer.execute(() -> moveCalls(suspect, named));
+                timer.execute(() -> use.accept(named));
             }
-        });
+        };
     }
 
     private void moveCalls(ServerConnection suspect, String newLeader) {

@@ -92,6 +92,11 @@ final class FailoverTimes {
         return Arrays.stream(ledAfterNanos).filter(t -> t >= 0).map(TimeUnit.NANOSECONDS::toMillis).sorted().toArray();
     }
 
+    /** How many of {@code millis} are at most {@code limitMs} (the groups led again within a target). */
+    static long countWithin(long[] millis, long limitMs) {
+        return java.util.Arrays.stream(millis).filter(t -> t <= limitMs).count();
+    }
+
     /**
      * The nearest-rank {@code q} percentile over all the victim's groups, the unresolved counted
      * as longer than any resolved one: -1 when the rank falls among the unresolved (or there are

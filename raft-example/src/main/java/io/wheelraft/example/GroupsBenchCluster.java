@@ -64,7 +64,7 @@ final class GroupsBenchCluster implements AutoCloseable {
         GroupsBenchCluster c = new GroupsBenchCluster(groups, work, LocalCluster.freePorts(6), jvm, electionTimeoutMs);
         try {
             for (int i = 0; i < 3; i++) {
-                c.servers.add(c.spawn(i, jvm, electionTimeoutMs));
+                c.servers.add(c.spawn(i));
                 c.admins.add(new AdminClient(c.endpoints.get(i), RpcOptions.defaults()));
             }
             return c;
@@ -222,7 +222,7 @@ final class GroupsBenchCluster implements AutoCloseable {
         if (!killed[i]) {
             throw new IllegalStateException("process " + (i + 1) + " was not killed");
         }
-        servers.set(i, spawn(i, jvm, electionTimeoutMs));
+        servers.set(i, spawn(i));
         killed[i] = false;
         admins.get(i).reconnectNow();
     }
@@ -247,7 +247,7 @@ final class GroupsBenchCluster implements AutoCloseable {
     }
 
     /** {@code java JVM-OPTIONS -cp CP Main server --groups N ...}, logging to {@code work/nI.log}. */
-    private Process spawn(int i, ServerJvm jvm, int electionTimeoutMs) throws IOException {
+    private Process spawn(int i) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(jvm.options());

@@ -46,26 +46,15 @@ final class KillPhase {
             boolean stoppedCleanly;
             try {
                 TimeUnit.SECONDS.sleep(writeBeforeSecs);
+                cluster.checkAlive();
+                // The same process every round: the survivors of the last have been through the earlier ones.
+                victim = busiestLeader(cluster);
                 for (int round = 1; round <= rounds; round++) {
-                    if (times != null) {
-                        earlier.add(describe(round - 1, times));
-                        System.err.println(Main.NAME + ": kill " + earlier.get(earlier.size() - 1)
-                                + "; restarting process " + (victim + 1));
-                        cluster.restart(victim);
-                        long settledMs = cluster.awaitSettled(TimeUnit.SECONDS.toMillis(settleSecs), 3 * sample.length);
-                        if (settledMs < 0) {
-                            System.err.println(Main.NAME + ": the cluster had not settled " + settleSecs
-                                    + " s after the restart (every group led, every replica of an unwritten group quiet); killing again all the same");
-                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then not settled " + settleSecs + " s after the restart");
-                        } else {
-                            System.err.println(Main.NAME + ": settled " + settledMs + " ms after the restart");
-                            earlier.set(earlier.size() - 1, earlier.get(earlier.size() - 1) + ", then settled " + settledMs + " ms after the restart");
-                        }
-                    }
-                    cluster.checkAlive();
-                    if (round == 1) {
-                        // The same process every round: the survivors of the last have been through the earlier ones.
-                        victim = busiestLeader(cluster);
+                    if (round > 1) {
+                        String previous = describe(round - 1, times);
+                        System.err.println(Main.NAME + ": kill " + previous + "; restarting process " + (victim + 1));
+                        earlier.add(previous + ", then " + restartAndSettle(cluster, victim, settleSecs, 3 * sample.length));
+                        cluster.checkAlive();
                     }
                     times = killAndWait(cluster, victim, pollMs, timeoutSecs);
                 }
@@ -98,11 +87,28 @@ final class KillPhase {
         return times;
     }
 
+    /**
+     * Starts the killed {@code victim} again and waits (at most {@code settleSecs}) for every group
+     * to be led and every replica quiet but {@code mayStayAwake}; says which, for the round's line.
+     */
+    private static String restartAndSettle(GroupsBenchCluster cluster, int victim, int settleSecs, int mayStayAwake)
+            throws InterruptedException, java.io.IOException {
+        cluster.restart(victim);
+        long settledMs = cluster.awaitSettled(TimeUnit.SECONDS.toMillis(settleSecs), mayStayAwake);
+        if (settledMs < 0) {
+            System.err.println(Main.NAME + ": the cluster had not settled " + settleSecs
+                    + " s after the restart (every group led, every replica of an unwritten group quiet); killing again all the same");
+            return "not settled " + settleSecs + " s after the restart";
+        }
+        System.err.println(Main.NAME + ": settled " + settledMs + " ms after the restart");
+        return "settled " + settledMs + " ms after the restart";
+    }
+
     /** One earlier round in a line: who was killed, how many of its groups were led again within the target, p50 / p99 / max. */
     static String describe(int round, FailoverTimes t) {
         long[] ms = t.sortedElectedMillis();
         return String.format(java.util.Locale.ROOT, "round %d: %d of %d within %d s, p50/p99/max %s/%s/%s ms", round,
-                java.util.Arrays.stream(ms).filter(x -> x <= GroupsBenchReport.FAILOVER_TARGET_MS).count(), t.victimGroups(),
+                FailoverTimes.countWithin(ms, GroupsBenchReport.FAILOVER_TARGET_MS), t.victimGroups(),
                 GroupsBenchReport.FAILOVER_TARGET_MS / 1000, pct(ms, t.unresolved(), 0.50), pct(ms, t.unresolved(), 0.99), pct(ms, t.unresolved(), 1.0));
     }
 

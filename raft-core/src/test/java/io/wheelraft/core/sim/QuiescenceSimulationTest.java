@@ -43,6 +43,22 @@ class QuiescenceSimulationTest {
                 o -> o.electionTimeoutMs(T).heartbeatDivisor(HEARTBEAT_DIVISOR).quiesceAfterMs(T).quiesceUnservedAfterMs(unservedAfterMs));
     }
 
+    /** {@code count} groups run until every member is quiet. */
+    private static SimGroups quietGroups(long seed, int count) {
+        SimGroups s = groups(seed, count);
+        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        return s;
+    }
+
+    /** Writes {@code delta} through group {@code g}'s leader and runs until it commits; returns that leader's index. */
+    private static int writeThroughLeader(SimGroups s, int g, long delta) {
+        int leader = s.group(g).leaderIndex();
+        boolean[] ok = new boolean[1];
+        s.group(g).node(leader).apply(new Task(CounterFsm.delta(delta), st -> ok[0] = st.isOk()));
+        assertTrue(s.runUntil(() -> ok[0], 5L * T), "write to a quiet group did not commit; " + s.replayHint());
+        return leader;
+    }
+
     private static boolean allQuiet(SimGroups s, int liveProcesses) {
         return s.quietMembers() == s.groupCount() * liveProcesses;
     }
@@ -68,13 +84,9 @@ class QuiescenceSimulationTest {
 
     @Test
     void aWriteWakesOnlyItsGroupWhichGoesQuietAgain() {
-        SimGroups s = groups(11, 6);
-        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        SimGroups s = quietGroups(11, 6);
         SimCluster g2 = s.group(2);
-        int leader = g2.leaderIndex();
-        boolean[] ok = new boolean[1];
-        g2.node(leader).apply(new Task(CounterFsm.delta(5), st -> ok[0] = st.isOk()));
-        assertTrue(s.runUntil(() -> ok[0], 5L * T), "write to a quiet group did not commit; " + s.replayHint());
+        int leader = writeThroughLeader(s, 2, 5);
         for (int g = 0; g < s.groupCount(); g++) {
             if (g != 2) {
                 for (int i = 0; i < 3; i++) {
@@ -105,13 +117,9 @@ class QuiescenceSimulationTest {
 
     @Test
     void aGroupThatServedAWriteWaitsTheFullTimeBeforeGoingQuietAgain() {
-        SimGroups s = groups(31, 4);
-        assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+        SimGroups s = quietGroups(31, 4);
         SimCluster g1 = s.group(1);
-        int leader = g1.leaderIndex();
-        boolean[] ok = new boolean[1];
-        g1.node(leader).apply(new Task(CounterFsm.delta(3), st -> ok[0] = st.isOk()));
-        assertTrue(s.runUntil(() -> ok[0], 5L * T), "write to a quiet group did not commit; " + s.replayHint());
+        int leader = writeThroughLeader(s, 1, 3);
         long committedAt = s.nowMs();
         assertTrue(s.runUntil(() -> g1.node(leader).isQuiet(), 10L * T), "the written group did not go quiet again; " + s.replayHint());
         assertTrue(s.nowMs() - committedAt >= T, "the written group went quiet " + (s.nowMs() - committedAt)
@@ -121,8 +129,7 @@ class QuiescenceSimulationTest {
     @Test
     void aRestartedProcessFindsTheLeadersOfItsQuietGroupsBeforeItsElectionTimeout() {
         for (long seed : new long[] {37, 41, 43}) {
-            SimGroups s = groups(seed, 6);
-            assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+            SimGroups s = quietGroups(seed, 6);
             int victim = s.busiestLeaderProcess();
             List<Integer> ledByOthers = new ArrayList<>();
             for (int g = 0; g < s.groupCount(); g++) {
@@ -150,8 +157,7 @@ class QuiescenceSimulationTest {
     @Test
     void followersWokenByAPauseOfTheirLeadersProcessGoQuietAgainWhenItAnswersWithoutAnElection() {
         for (long seed : new long[] {47, 53, 59}) {
-            SimGroups s = groups(seed, 9);
-            assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
+            SimGroups s = quietGroups(seed, 9);
             int paused = s.busiestLeaderProcess();
             List<Integer> ledThere = s.groupsLedBy(paused);
             List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
