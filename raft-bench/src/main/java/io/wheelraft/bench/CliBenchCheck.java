@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,6 +34,15 @@ final class CliBenchCheck {
         /** The command line's throughput over the client's in the window right after it (the nearer in server warm-up). */
         double ratio() {
             return cli.opsPerSecond() / clientOpsAfter;
+        }
+
+        /**
+         * The command line's throughput over the mean of the client's windows before and after it:
+         * a drift of the machine or of the servers' warm-up that is steady over the three windows
+         * cancels out, which neither one-sided ratio does.
+         */
+        double bracketedRatio() {
+            return cli.opsPerSecond() / ((clientOpsBefore + clientOpsAfter) / 2);
         }
     }
 
@@ -91,6 +102,37 @@ final class CliBenchCheck {
                     p.cli().opsPerSecond() / p.clientOpsBefore(), p.ratio(),
                     p.clientP50(), p.cli().p50Ms(), p.clientP99(), p.cli().p99Ms()));
         }
+        b.append(summary());
         return b.toString();
+    }
+
+    /**
+     * With more than one point per in-flight count (a run of several rounds): per count, the
+     * bracketed ratio ({@link Point#bracketedRatio()}) of every round and their median, the
+     * figure the "within 10 %" target is read from; empty otherwise.
+     */
+    String summary() {
+        Map<Integer, List<Double>> byInFlight = new TreeMap<>();
+        for (Point p : points) {
+            byInFlight.computeIfAbsent(p.inFlight(), k -> new ArrayList<>()).add(p.bracketedRatio());
+        }
+        if (byInFlight.values().stream().allMatch(r -> r.size() < 2)) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+                "%n`bench` over the mean of the client's windows before and after it, per round, and the median over the rounds:%n%n"
+                        + "| in flight | per round | median |%n|---:|---|---:|%n"));
+        for (Map.Entry<Integer, List<Double>> e : byInFlight.entrySet()) {
+            List<Double> ratios = e.getValue();
+            b.append(String.format(Locale.ROOT, "| %d | %s | %.2f |%n", e.getKey(),
+                    String.join(" / ", ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList()), median(ratios)));
+        }
+        return b.toString();
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
