@@ -114,11 +114,20 @@ final class GroupsBenchCommand implements Callable<Integer> {
             converter = GcConverter.class, description = "Each server's garbage collector: serial, parallel or g1 (default: ${DEFAULT-VALUE}).")
     ServerJvm.Collector serverGc;
 
+    @Option(names = "--server-jvm-option", paramLabel = "OPTION", showDefaultValue = CommandLine.Help.Visibility.NEVER,
+            description = "A further JVM option for each server only, after the heap and collector options; repeat it for more "
+                    + "(e.g. --server-jvm-option=-XX:AOTCache=server.aot). Default: none.")
+    List<String> serverJvmOptions = new ArrayList<>();
+
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")
     Path out;
 
-    private ServerJvm serverJvm() {
-        return new ServerJvm(heap, serverGc);
+    ServerJvm serverJvm() {
+        try {
+            return new ServerJvm(heap, serverGc, serverJvmOptions);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--server-jvm-option: " + e.getMessage());
+        }
     }
 
     /** Reads {@code --server-gc} in any case; anything else is a usage error naming the choices. */
@@ -153,6 +162,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Set<Phase> phases = validate();
+        serverJvm(); // a bad --server-jvm-option is refused before anything starts
         Files.createDirectories(out);
         PrintWriter stdout = spec.commandLine().getOut();
         GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, serverJvm(), settleSecs, quietWaitSecs, windowSecs);

@@ -1,15 +1,31 @@
 package io.wheelraft.example;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * How {@code groups-bench} starts each server's JVM: its maximum heap and its garbage collector.
- * The collector is a choice because its pauses, not the number of groups as such, can decide
- * whether a many-group run settles: a pause longer than the election timeout makes the peers
- * report the process silent and campaign.
+ * How {@code groups-bench} starts each server's JVM: its maximum heap, its garbage collector and
+ * any further options given for the servers alone ({@code --server-jvm-option}, e.g. an AOT
+ * cache or C1 only: unlike {@code JAVA_TOOL_OPTIONS} they leave the benchmark's own client JVM as
+ * it is). The collector is a choice because its pauses, not the number of groups as such, can
+ * decide whether a many-group run settles: a pause longer than the election timeout makes the
+ * peers report the process silent and campaign.
  */
-record ServerJvm(String heap, Collector collector) {
+record ServerJvm(String heap, Collector collector, List<String> extra) {
+
+    ServerJvm {
+        extra = List.copyOf(extra);
+        for (String option : extra) {
+            if (!option.startsWith("-")) {
+                throw new IllegalArgumentException("'" + option + "' is not a JVM option (they start with '-', e.g. -XX:TieredStopAtLevel=1)");
+            }
+        }
+    }
+
+    ServerJvm(String heap, Collector collector) {
+        this(heap, collector, List.of());
+    }
 
     /** The collectors a run may choose, with the JVM options that select each. */
     enum Collector {
@@ -39,8 +55,10 @@ record ServerJvm(String heap, Collector collector) {
      * than the replicas' own spread. G1 has no such option; it compacts what it collects.
      */
     List<String> options() {
-        return collector == Collector.G1
+        List<String> options = new ArrayList<>(collector == Collector.G1
                 ? List.of("-Xmx" + heap, collector.option)
-                : List.of("-Xmx" + heap, collector.option, "-XX:MarkSweepDeadRatio=0");
+                : List.of("-Xmx" + heap, collector.option, "-XX:MarkSweepDeadRatio=0"));
+        options.addAll(extra); // last, so that one of them may override the defaults above
+        return List.copyOf(options);
     }
 }

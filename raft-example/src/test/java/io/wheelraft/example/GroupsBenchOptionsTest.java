@@ -55,6 +55,23 @@ class GroupsBenchOptionsTest {
     }
 
     @Test
+    void serverJvmOptionsComeAfterTheHeapAndCollectorOptionsInTheOrderGiven() {
+        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-XX:AOTCache=s.aot", "-XX:TieredStopAtLevel=1"),
+                new ServerJvm("6g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:AOTCache=s.aot", "-XX:TieredStopAtLevel=1")).options());
+        GroupsBenchCommand command = new GroupsBenchCommand();
+        new picocli.CommandLine(command).parseArgs("--server-jvm-option=-XX:AOTCache=s.aot", "--server-jvm-option", "-Xss512k", "--heap", "3g");
+        assertEquals(java.util.List.of("-Xmx3g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-XX:AOTCache=s.aot", "-Xss512k"),
+                command.serverJvm().options());
+        assertEquals(java.util.List.of("-Xmx2g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"),
+                new ServerJvm("2g", ServerJvm.Collector.SERIAL).options(), "none given: the heap and collector options only");
+    }
+
+    @Test
+    void refusesAServerJvmOptionThatIsNotAnOptionNamingIt() {
+        assertUsageError("'AOTCache=s.aot' is not a JVM option", "groups-bench", "--server-jvm-option", "AOTCache=s.aot");
+    }
+
+    @Test
     void theCampaignBoundOfAManyGroupsServerIsAPositiveNumber() {
         assertEquals(CounterGroups.CAMPAIGN_LIMIT, CounterGroups.campaignLimit(null));
         assertEquals(40, CounterGroups.campaignLimit(" 40"));
