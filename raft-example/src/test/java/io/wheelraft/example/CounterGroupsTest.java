@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelraft.core.Node;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.core.PreferredLeader;
-import io.wheelraft.proto.GroupsSummaryResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,6 +60,19 @@ class CounterGroupsTest {
         });
     }
 
+    /**
+     * Waits until every group is led by its preferred process (PreferredLeader): from then on no
+     * hand-back moves a leadership, so counts read from the engines and from the summary agree.
+     */
+    private void awaitPreferredLeaders() throws TimeoutException, InterruptedException {
+        List<PeerId> sorted = peers.stream().sorted().toList();
+        for (String g : List.of("0", "1", "2")) {
+            int preferred = peers.indexOf(PreferredLeader.of(g, sorted));
+            LocalCluster.await("group " + g + " led by its preferred process " + peers.get(preferred), 20_000,
+                    () -> engines.get(preferred).node(g).isLeader());
+        }
+    }
+
     private long value(String group) {
         CounterClient.Outcome o = new CounterClient(channels, group, 10_000, 1_000).get();
         assertTrue(o.ok(), o.line());
@@ -72,7 +84,13 @@ class CounterGroupsTest {
         for (String g : List.of("0", "1", "2")) {
             awaitOneLeader(g);
         }
-        assertEquals(3, engines.stream().mapToInt(CounterGroups::leading).sum());
+        // A first election may pick a process the group does not prefer, which then hands the
+        // leadership back: counted in between, the engine and the summary could disagree.
+        awaitPreferredLeaders();
+        // Counted while no leadership moves (a busy machine can still delay a heartbeat past a
+        // timeout): each count is read again until it holds, and the wait fails naming it.
+        LocalCluster.await("the three processes to lead three groups between them", 20_000,
+                () -> engines.stream().mapToInt(CounterGroups::leading).sum() == 3);
         // one RocksDB store per process (one LOCK, in DATA/log) holding every group's log, term and vote;
         // no directory per group until it takes a snapshot
         for (int i = 0; i < 3; i++) {
@@ -85,9 +103,11 @@ class CounterGroupsTest {
                 assertFalse(Files.exists(data.resolve(g)), "group directory " + data.resolve(g));
             }
         }
-        GroupsSummaryResponse summary = channels.groupsSummary(peers.get(0).endpoint(), 5_000);
-        assertEquals(3, summary.getGroups());
-        assertEquals(engines.get(0).leading(), summary.getLeaders());
+        assertEquals(3, channels.groupsSummary(peers.get(0).endpoint(), 5_000).getGroups());
+        LocalCluster.await("process 0's summary to count the groups it leads", 20_000, () -> {
+            int leading = engines.get(0).leading();
+            return channels.groupsSummary(peers.get(0).endpoint(), 5_000).getLeaders() == leading && engines.get(0).leading() == leading;
+        });
     }
 
     /**
@@ -97,13 +117,8 @@ class CounterGroupsTest {
      */
     @Test
     void eachGroupIsLedByItsPreferredProcessAndLeadershipMovedAwayComesBack() throws Exception {
-        List<PeerId> sorted = peers.stream().sorted().toList();
-        for (String g : List.of("0", "1", "2")) {
-            int preferred = peers.indexOf(PreferredLeader.of(g, sorted));
-            LocalCluster.await("group " + g + " led by its preferred process " + peers.get(preferred), 20_000,
-                    () -> engines.get(preferred).node(g).isLeader());
-        }
-        int preferred = peers.indexOf(PreferredLeader.of("0", sorted));
+        awaitPreferredLeaders();
+        int preferred = peers.indexOf(PreferredLeader.of("0", peers.stream().sorted().toList()));
         PeerId elsewhere = peers.get((preferred + 1) % 3);
         engines.get(preferred).node("0").transferLeadershipTo(elsewhere, st -> { });
         LocalCluster.await("group 0 led elsewhere after the transfer", 20_000,
