@@ -125,14 +125,9 @@ final class CliBenchCheck {
         for (Map.Entry<Integer, List<Double>> e : byInFlight.entrySet()) {
             List<Double> ratios = e.getValue();
             b.append(String.format(Locale.ROOT, "| %d | %s | %.2f |%n", e.getKey(),
-                    String.join(" / ", ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList()), median(ratios)));
+                    String.join(" / ", ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList()), RoundsSummary.median(ratios)));
         }
         return b.toString();
     }
 
-    static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
 }

@@ -162,7 +162,6 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Set<Phase> phases = validate();
-        serverJvm(); // a bad --server-jvm-option is refused before anything starts
         Files.createDirectories(out);
         PrintWriter stdout = spec.commandLine().getOut();
         GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, serverJvm(), settleSecs, quietWaitSecs, windowSecs);
@@ -204,6 +203,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         if (!heap.matches("[0-9]+[kKmMgG]?")) {
             throw CliException.usage("--heap '" + heap + "' is not a JVM heap size such as 2g or 512m");
         }
+        serverJvm(); // a bad --server-jvm-option is refused with the other options, before anything starts
         if (!Files.isDirectory(Path.of("/proc/self"))) {
             throw CliException.failed("groups-bench reads /proc: it runs on Linux only");
         }
@@ -211,12 +211,13 @@ final class GroupsBenchCommand implements Callable<Integer> {
     }
 
     /** The options that shape the figures, for the table. */
-    private String commandLine(Set<Phase> phases) {
+    String commandLine(Set<Phase> phases) {
         StringBuilder b = new StringBuilder("groups-bench --groups ")
                 .append(String.join(",", groupCounts.stream().map(String::valueOf).toList()))
                 .append(" --phases ").append(String.join(",", phases.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()))
                 .append(" --election-timeout-ms ").append(electionTimeoutMs).append(" --leader-timeout-secs ").append(leaderTimeoutSecs)
                 .append(" --heap ").append(heap).append(" --server-gc ").append(serverGc.displayName());
+        serverJvmOptions.forEach(o -> b.append(" --server-jvm-option=").append(o));
         if (phases.contains(Phase.IDLE)) {
             b.append(" --settle-secs ").append(settleSecs).append(" --quiet-wait-secs ").append(quietWaitSecs)
                     .append(" --window-secs ").append(windowSecs).append(heapBaseline ? "" : " --no-heap-baseline");

@@ -62,6 +62,9 @@ class GroupsBenchOptionsTest {
         new picocli.CommandLine(command).parseArgs("--server-jvm-option=-XX:AOTCache=s.aot", "--server-jvm-option", "-Xss512k", "--heap", "3g");
         assertEquals(java.util.List.of("-Xmx3g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-XX:AOTCache=s.aot", "-Xss512k"),
                 command.serverJvm().options());
+        assertTrue(command.commandLine(java.util.EnumSet.of(GroupsBenchCommand.Phase.KILL))
+                        .contains(" --server-jvm-option=-XX:AOTCache=s.aot --server-jvm-option=-Xss512k"),
+                "the report's command line reproduces the servers' options");
         assertEquals(java.util.List.of("-Xmx2g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"),
                 new ServerJvm("2g", ServerJvm.Collector.SERIAL).options(), "none given: the heap and collector options only");
     }
