@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Three real {@code server --groups 20} processes (gRPC, RocksDB) driven through the command line:
  * every group elects one leader and then goes quiet on every process, a write to group G lands in
- * G only (and G goes quiet again), {@code status --groups} prints the contract's lines, and a
+ * G only (and G goes quiet again), reads of a quiet group leave it quiet, {@code status --groups}
+ * prints the contract's lines, and a
  * SIGKILLed process is {@code down} while the others take over the groups it led and then go
  * quiet without it.
  */
@@ -139,6 +140,13 @@ class ManyGroupsIT {
         }
 
         LocalCluster.await("group 7 quiet again after the writes and reads", 60_000, () -> quietReported(peers, 3) == 3 * GROUPS);
+        // A linearizable read does not wake a quiet group: its replicas are all still quiet right
+        // after reads (a woken group stays awake at least a heartbeat interval after its last one).
+        for (int k = 0; k < 10; k++) {
+            Result get = cli("client", "--peers", peers, "--group", "7", "get");
+            assertEquals("5", get.out().strip(), get.err());
+        }
+        assertEquals(3 * GROUPS, quietReported(peers, 3), "linearizable reads woke their quiet group");
 
         servers.get(2).kill();
         LocalCluster.await("the groups the killed process led led by the others", 60_000, () -> leadersReported(peers, 3) == GROUPS);

@@ -13,6 +13,15 @@ import java.util.function.LongPredicate;
  * to be acknowledged by a quorum, and reads that arrived before the leader committed an entry of
  * its own term. Reads are opaque handles to the core; reads held for the term's first commit
  * keep the way their caller chose to confirm them (lease or quorum round). Owned by the Raft lane.
+ *
+ * <p>Reads do not wake a quiet group, nor keep an awake one from going quiet. A read round on a
+ * quiet leader, or on one asking its followers to go quiet, goes out as quiesce heartbeats,
+ * which a quiet follower answers and stays quiet on; the transport carries them with the other
+ * groups' messages to the same process. A group read often but written rarely then costs one
+ * small message per follower and read batch, not heartbeats and timers for an election timeout
+ * after every read. Only when a quiet leader's round has no quorum within
+ * {@link #quietRoundWaitMs} (a message lost, a follower's process gone) does the leader wake,
+ * and its heartbeat rounds, later ones included, confirm the batch as for any read.
  */
 final class PendingReads {
 
@@ -28,7 +37,6 @@ final class PendingReads {
             core.out().event(new Ready.ReadsFailed(handles, core.leader()));
             return;
         }
-        core.quiescence().leaderBusy(nowMs);
         if (lease) {
             // From the next heartbeat round on, answers count toward the lease. This batch may take
             // a round: a lease not asked for lately rests on no heartbeat (see Replication#armLease).
@@ -56,8 +64,48 @@ final class PendingReads {
             core.out().event(new Ready.ReadsConfirmed(handles, commit));
             return;
         }
-        add(handles, commit, replication.readRound(commit, nowMs));
+        // A quiet leader's lease has run out (it sends no lease rounds): a lease read is
+        // confirmed by this quorum round instead, the stronger check.
+        Quiescence quiescence = core.quiescence();
+        boolean quiet = quiescence.quiet();
+        add(handles, commit, replication.readRound(commit, nowMs, quiet || quiescence.asking(), quiescence.notGone));
+        if (quiet) {
+            armQuietDeadline(nowMs);
+        }
         confirm();
+    }
+
+    /** A quiet leader's rounds in flight get {@link #quietRoundWaitMs} for a quorum (see {@link #onWakeWhileQuiet}). */
+    private void armQuietDeadline(long nowMs) {
+        quietRoundDeadlineMs = Math.min(quietRoundDeadlineMs, nowMs + quietRoundWaitMs());
+    }
+
+    /** The leader goes quiet now: reads still being confirmed get the quiet rounds' wait, as if started quiet. */
+    void leaderGoesQuiet(long nowMs) {
+        if (isConfirming()) {
+            armQuietDeadline(nowMs);
+        }
+    }
+
+    /** How long a quiet leader's read round may go without a quorum before the leader wakes: a quarter election timeout. */
+    long quietRoundWaitMs() {
+        return Math.max(1, core.config().electionTimeoutMs() / 4);
+    }
+
+    /** When the core wants a wake-up for a quiet read round still short of a quorum ({@link Long#MAX_VALUE}: none). */
+    long quietRoundDeadlineMs() {
+        return core.quiet() && isConfirming() ? quietRoundDeadlineMs : Long.MAX_VALUE;
+    }
+
+    /**
+     * A wake-up while quiet: a read round that still has no quorum after its wait wakes the
+     * leader, whose heartbeats (every round from now on) confirm it or find that it no longer leads.
+     */
+    void onWakeWhileQuiet(long nowMs) {
+        if (core.quiet() && isConfirming() && nowMs >= quietRoundDeadlineMs) {
+            quietRoundDeadlineMs = Long.MAX_VALUE;
+            core.quiescence().leaderBusy(nowMs);
+        }
     }
 
     /** Releases, in order, every batch whose heartbeat round a quorum of the current membership has acknowledged. */
@@ -73,6 +121,8 @@ final class PendingReads {
     }
 
     private final ArrayDeque<Batch> confirming = new ArrayDeque<>(1); // grows on demand; idle groups keep two slots, not seventeen
+    /** The earliest wait of a quiet read round to run out (see {@link #onWakeWhileQuiet}). */
+    private long quietRoundDeadlineMs = Long.MAX_VALUE;
     private final List<Waiting> awaitingTermCommit = new ArrayList<>();
 
     /** Reads held until the term's first commit, with whether they may be confirmed by the lease. */
@@ -108,6 +158,9 @@ final class PendingReads {
             Batch b = confirming.poll();
             out.event(new Ready.ReadsConfirmed(b.handles(), b.readIndex()));
         }
+        if (confirming.isEmpty()) {
+            quietRoundDeadlineMs = Long.MAX_VALUE;
+        }
     }
 
     /** Leadership is gone: every read fails (with the new leader as a hint, if known). */
@@ -120,6 +173,7 @@ final class PendingReads {
             failed.addAll(b.handles());
         }
         confirming.clear();
+        quietRoundDeadlineMs = Long.MAX_VALUE;
         if (!failed.isEmpty()) {
             out.event(new Ready.ReadsFailed(failed, leaderHint));
         }

@@ -28,7 +28,10 @@ import java.util.Set;
  *       with the leader form a quorum, the leader goes quiet at its next heartbeat tick.</li>
  * </ol>
  *
- * <p>Waking: a proposal, a read, a transfer or a membership change on the leader; any vote or
+ * <p>Waking: a proposal, a transfer or a membership change on the leader, and a read whose quiet
+ * round found no quorum in time (reads neither wake a group nor keep it awake: a quiet leader's
+ * read rounds are quiesce heartbeats, which followers answer without waking; see
+ * {@link PendingReads}); any vote or
  * pre-vote request, TimeoutNow, snapshot, or append that is not a quiesce heartbeat; a role
  * change; a member's process reported lost (the leader re-settles without it, so a group with
  * one process down still goes quiet) or back (it is caught up). A quiet follower told that its
@@ -244,7 +247,7 @@ final class Quiescence {
     // ------------------------------------------------------------ leader
 
     /**
-     * Something for the leader to serve (a proposal, a read, a transfer, a membership change):
+     * Something for the leader to serve (a proposal, a transfer, a membership change, a read whose quiet round went unanswered):
      * wake if quiet, and start the quiet countdown again, the full one.
      */
     void leaderBusy(long nowMs) {
@@ -296,6 +299,7 @@ final class Quiescence {
             return false;
         }
         if (asking && everyReachableMemberQuiet()) {
+            core.reads().leaderGoesQuiet(nowMs);
             goQuiet();
             return true;
         }

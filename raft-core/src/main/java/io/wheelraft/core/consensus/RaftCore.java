@@ -100,7 +100,7 @@ public final class RaftCore {
     public Ready ready() {
         election.settleSlot();
         out.durableIndex(log.persistedIndex());
-        long wake = election.nextWakeMs();
+        long wake = Math.min(election.nextWakeMs(), reads.quietRoundDeadlineMs());
         if (wake < wakeRequestedMs) {
             wakeRequestedMs = wake;
             out.wakeAt(wake);
@@ -114,7 +114,8 @@ public final class RaftCore {
     /**
      * The wake-up asked for in {@link Ready#wakeAtMs} came (or any later moment): decide held
      * pre-vote answers that are due, and start this follower's ranked pre-vote if its leader has
-     * been silent past its turn.
+     * been silent past its turn; on a quiet leader, wake if a read round has waited too long
+     * for a quorum.
      */
     public void onWake(long nowMs) {
         onWake(nowMs, wakeRequestedMs);
@@ -131,6 +132,8 @@ public final class RaftCore {
         }
         if (!quiet()) { // a wake-up asked for before going quiet is stale
             election.onWake(nowMs);
+        } else {
+            reads.onWakeWhileQuiet(nowMs); // a quiet leader's read round short of a quorum
         }
     }
 
@@ -421,11 +424,16 @@ public final class RaftCore {
         lastLeaderContactMs = nowMs;
     }
 
-    /** The leader has work of its own in progress: a transfer, a membership change, reads to confirm. */
+    /**
+     * The leader has work of its own in progress: a transfer, a membership change, reads held for
+     * the term's first commit. Reads being confirmed are not: their rounds work quiet or awake
+     * (see {@link PendingReads}).
+     */
     boolean leaderWorkPending() {
-        return transfer.active() || changes.changing()
-                || reads.isConfirming() || reads.hasAwaitingTermCommit();
+        return transfer.active() || changes.changing() || reads.hasAwaitingTermCommit();
     }
+
+    PendingReads reads() { return reads; }
 
     Role followerRole() {
         if (repairing) {

@@ -246,9 +246,12 @@ final class Replication implements PriorityHandover.Followers {
     /**
      * A heartbeat round that only confirms leadership for reads (ReadIndex): it does not extend
      * the lease ({@link #leaseBasisMs}), and followers do not count it for their lease hold.
+     * {@code quiesce}: its heartbeats carry {@code quiesce} (the leader is quiet, or asking its
+     * followers to go quiet), so a quiet follower answers it without waking. Not to members whose
+     * process is gone ({@code everyRound} false) more than the heartbeat timer's rounds go to them.
      */
-    long readRound(long commitIndex, long nowMs) {
-        return broadcastRound(commitIndex, nowMs, true, false, p -> true);
+    long readRound(long commitIndex, long nowMs, boolean quiesce, java.util.function.Predicate<PeerId> everyRound) {
+        return broadcastRound(commitIndex, nowMs, true, quiesce, everyRound);
     }
 
     /**

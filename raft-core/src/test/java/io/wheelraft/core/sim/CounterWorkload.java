@@ -22,6 +22,8 @@ final class CounterWorkload {
     private final History<CounterModel.Input, Long> history;
     private final Client[] clients;
     private final int opTimeoutMs;
+    /** One operation in this many is a write; the rest are reads (4: a read in four operations is a read, a third of them through the log). */
+    private final int writeOneIn;
     private boolean running = true;
     private long acknowledged;
 
@@ -57,14 +59,14 @@ final class CounterWorkload {
                 }
                 return;
             }
-            boolean read = random.nextInt(4) == 0;
+            boolean read = writeOneIn == DEFAULT_MIX ? random.nextInt(4) == 0 : random.nextInt(writeOneIn) != 0;
             long delta = read ? 0 : 1 + random.nextInt(5);
             CounterModel.Input input = read ? CounterModel.get() : CounterModel.incr(delta);
             History.Invocation inv = history.invoke(id, input);
             inflight = inv;
             sentAt = now;
             long myAttempt = ++attempt;
-            if (read && random.nextInt(3) > 0) {
+            if (read && (writeOneIn != DEFAULT_MIX || random.nextInt(3) > 0)) {
                 // A linearizable read by ReadIndex, on whichever node the client talks to (followers
                 // ask the leader). The closure runs on the apply lane, so the value is consistent.
                 CounterFsm fsm = (CounterFsm) cluster.stateMachine(target);
@@ -102,7 +104,26 @@ final class CounterWorkload {
         }
     }
 
+    private static final int DEFAULT_MIX = 0;
+
+    /** Clients whose operations are mostly writes: one in four is a read, a third of those through the log. */
     CounterWorkload(SimCluster cluster, int clients, int opTimeoutMs) {
+        this(cluster, clients, opTimeoutMs, DEFAULT_MIX);
+    }
+
+    /**
+     * Clients that read far more than they write: one operation in {@code writeOneIn} is a write,
+     * the others ReadIndex reads (so a group sits quiet between writes while it is read).
+     */
+    static CounterWorkload readMostly(SimCluster cluster, int clients, int opTimeoutMs, int writeOneIn) {
+        if (writeOneIn < 2) {
+            throw new IllegalArgumentException("a read-mostly load writes one operation in 2 or more, was " + writeOneIn);
+        }
+        return new CounterWorkload(cluster, clients, opTimeoutMs, writeOneIn);
+    }
+
+    private CounterWorkload(SimCluster cluster, int clients, int opTimeoutMs, int writeOneIn) {
+        this.writeOneIn = writeOneIn;
         this.cluster = cluster;
         this.random = new Random(cluster.random().nextLong());
         this.history = new History<>(cluster::nowMs);

@@ -24,12 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class QuiescenceSimulationTest {
 
-    private static final int T = 200;
+    static final int T = 200;
     private static final int HEARTBEAT_DIVISOR = 10;
     private static final int LIVENESS_INTERVAL_MS = 20;
     private static final int LIVENESS_SILENCE_MS = 100;
 
-    private static SimGroups groups(long seed, int count) {
+    static SimGroups groups(long seed, int count) {
         return groups(seed, count, -1);
     }
 
@@ -44,14 +44,14 @@ class QuiescenceSimulationTest {
     }
 
     /** {@code count} groups run until every member is quiet. */
-    private static SimGroups quietGroups(long seed, int count) {
+    static SimGroups quietGroups(long seed, int count) {
         SimGroups s = groups(seed, count);
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 30L * T), s.replayHint());
         return s;
     }
 
     /** Writes {@code delta} through group {@code g}'s leader and runs until it commits; returns that leader's index. */
-    private static int writeThroughLeader(SimGroups s, int g, long delta) {
+    static int writeThroughLeader(SimGroups s, int g, long delta) {
         int leader = s.group(g).leaderIndex();
         boolean[] ok = new boolean[1];
         s.group(g).node(leader).apply(new Task(CounterFsm.delta(delta), st -> ok[0] = st.isOk()));
@@ -59,7 +59,7 @@ class QuiescenceSimulationTest {
         return leader;
     }
 
-    private static boolean allQuiet(SimGroups s, int liveProcesses) {
+    static boolean allQuiet(SimGroups s, int liveProcesses) {
         return s.quietMembers() == s.groupCount() * liveProcesses;
     }
 
@@ -436,7 +436,7 @@ class QuiescenceSimulationTest {
         }
     }
 
-    private static void injectFault(SimGroups s, Random r) {
+    static void injectFault(SimGroups s, Random r) {
         switch (r.nextInt(6)) {
             case 0 -> s.crashProcess(r.nextInt(3), true);
             case 1 -> s.crashProcess(r.nextInt(3), false);
