@@ -244,7 +244,17 @@ public final class CounterGroups implements AutoCloseable {
         }
         int awakeLimit = startAwakeLimit(System.getProperty(START_AWAKE_LIMIT_PROPERTY));
         StartPacing pacing = new StartPacing(awakeLimit, START_STALL_TIMEOUTS * (long) settings.electionTimeoutMs(),
-                START_POLL_MS, this::awake, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), Thread::sleep);
+                START_POLL_MS, new StartPacing.AwakeGroups() {
+                    @Override
+                    public int count() {
+                        return awake();
+                    }
+
+                    @Override
+                    public void forget() {
+                        notYetQuiet.clear();
+                    }
+                }, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), Thread::sleep);
         for (String g : ids) {
             try {
                 pacing.beforeStart();
@@ -257,8 +267,8 @@ public final class CounterGroups implements AutoCloseable {
         }
         notYetQuiet.clear();
         if (pacing.waitedMs() > 0) {
-            LOG.info("waited {} ms in all for started groups to go quiet before starting more (at most {} awake at once{})",
-                    pacing.waitedMs(), awakeLimit, pacing.gaveUp() ? ", until a wave stalled" : "");
+            LOG.info("waited {} ms in all for started groups to go quiet before starting more (at most {} awake at once; {} stalled"
+                    + " waves written off{})", pacing.waitedMs(), awakeLimit, pacing.stalls(), pacing.gaveUp() ? ", then no more pacing" : "");
         }
         Gauge.builder("counter.groups.hosted", hosted, Map::size).description("counter groups this process hosts").register(registry);
         Gauge.builder("counter.groups.leading", this, CounterGroups::leading).description("hosted groups this process leads").register(registry);
