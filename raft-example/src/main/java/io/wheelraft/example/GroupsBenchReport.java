@@ -174,8 +174,8 @@ final class GroupsBenchReport {
         b.append("**Start-up and idle.** \"All led\": from starting the processes until every group has a leader (polled every 100 ms). ")
                 .append("Idle is measured ").append(setup.settleSecs()).append(" s after that, once every replica reports quiet (`GroupsSummary.quiet`) ")
                 .append("or, marked `not all quiet`, once ").append(setup.quietWaitSecs()).append(" s of waiting for that ran out; CPU over ")
-                .append(setup.windowSecs()).append(" s from `/proc/PID/stat`, then quiet replicas, RSS, heap after a full collection (`jcmd GC.run`; old generation and survivors, as eden then holds only what was allocated since), ")
-                .append("threads and timer-wheel entries. Per process, `a / b / c` in the order started. ");
+                .append(setup.windowSecs()).append(" s from `/proc/PID/stat`, then quiet replicas, RSS, threads and timer-wheel entries of all three, then each one's heap after a full collection (`jcmd GC.run`; old generation and survivors, as eden then holds only what was allocated since). ")
+                .append("Per process, `a / b / c` in the order started. ");
         if (baseline == null) {
             b.append("Heap per replica: not measured (no one-group baseline).\n\n");
         } else {

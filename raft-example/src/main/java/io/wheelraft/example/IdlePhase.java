@@ -44,15 +44,28 @@ final class IdlePhase {
         long windowStart = System.nanoTime();
         TimeUnit.SECONDS.sleep(windowSecs); // the idle window measured
         long windowNanos = System.nanoTime() - windowStart;
+        // Everything but the heap is read from all three before any full collection: at 100,000
+        // groups one takes about 3 s, and the peers of a paused process report it silent and
+        // wake the groups it leads, which changed the other processes' quiet replicas and wheel
+        // entries when they were read after it.
+        double[] cpuPercent = new double[3];
+        int[] quiet = new int[3];
+        long[] rss = new long[3];
+        ProcessSample.Scrape[] before = new ProcessSample.Scrape[3];
+        for (int i = 0; i < 3; i++) {
+            cpuPercent[i] = 100.0 * (ProcessSample.cpuNanos(cluster.pid(i)) - cpuBefore[i]) / windowNanos;
+        }
+        for (int i = 0; i < 3; i++) {
+            quiet[i] = quiet(cluster, i);
+            rss[i] = ProcessSample.rssBytes(cluster.pid(i));
+            before[i] = ProcessSample.scrape("127.0.0.1", cluster.metricsPort(i));
+        }
         List<GroupsBenchReport.ProcessFigures> figures = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            double cpuPercent = 100.0 * (ProcessSample.cpuNanos(cluster.pid(i)) - cpuBefore[i]) / windowNanos;
-            int quiet = quiet(cluster, i);
-            long rss = ProcessSample.rssBytes(cluster.pid(i));
             ProcessSample.collectGarbage(cluster.pid(i));
-            ProcessSample.Scrape s = ProcessSample.scrape("127.0.0.1", cluster.metricsPort(i));
-            figures.add(new GroupsBenchReport.ProcessFigures(cpuPercent, rss, (long) s.heapUsedBytes(), (long) s.liveThreads(),
-                    (long) s.wheelEntries(), quiet));
+            long heap = (long) ProcessSample.scrape("127.0.0.1", cluster.metricsPort(i)).heapUsedBytes();
+            figures.add(new GroupsBenchReport.ProcessFigures(cpuPercent[i], rss[i], heap, (long) before[i].liveThreads(),
+                    (long) before[i].wheelEntries(), quiet[i]));
         }
         return new GroupsBenchReport.Idle(figures, allQuiet, quietWaitMs);
     }
