@@ -107,7 +107,8 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--leader-timeout-secs", defaultValue = "300", paramLabel = "S", description = "Give up when not every group has a leader by then.")
     int leaderTimeoutSecs;
 
-    @Option(names = "--heap", defaultValue = "2g", paramLabel = "SIZE", description = "Each server's -Xmx.")
+    @Option(names = "--heap", defaultValue = "2g", paramLabel = "SIZE",
+            description = "Each server's heap (-Xmx and -Xms; the serial and parallel collectors' young generation a quarter of it, at most 512m).")
     String heap;
 
     @Option(names = "--server-gc", defaultValue = "serial", paramLabel = "GC",
@@ -123,6 +124,11 @@ final class GroupsBenchCommand implements Callable<Integer> {
     Path out;
 
     ServerJvm serverJvm() {
+        try {
+            ServerJvm.heapBytes(heap);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--heap: " + e.getMessage());
+        }
         try {
             return new ServerJvm(heap, serverGc, serverJvmOptions);
         } catch (IllegalArgumentException e) {
@@ -199,9 +205,6 @@ final class GroupsBenchCommand implements Callable<Integer> {
         }
         if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0 || killRounds < 1 || killSettleSecs < 1) {
             throw CliException.usage("--kill-poll-ms, --kill-timeout-secs, --kill-rounds and --kill-settle-secs must be >= 1, --kill-write-secs >= 0");
-        }
-        if (!heap.matches("[0-9]+[kKmMgG]?")) {
-            throw CliException.usage("--heap '" + heap + "' is not a JVM heap size such as 2g or 512m");
         }
         serverJvm(); // a bad --server-jvm-option is refused with the other options, before anything starts
         if (!Files.isDirectory(Path.of("/proc/self"))) {

@@ -5,16 +5,35 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How {@code groups-bench} starts each server's JVM: its maximum heap, its garbage collector and
- * any further options given for the servers alone ({@code --server-jvm-option}, e.g. an AOT
- * cache or C1 only: unlike {@code JAVA_TOOL_OPTIONS} they leave the benchmark's own client JVM as
- * it is). The collector is a choice because its pauses, not the number of groups as such, can
+ * How {@code groups-bench} starts each server's JVM: its heap, its garbage collector, the
+ * priorities of its threads, and any further options given for the servers alone
+ * ({@code --server-jvm-option}, e.g. an AOT cache or C1 only: unlike {@code JAVA_TOOL_OPTIONS}
+ * they leave the benchmark's own client JVM as it is; given last, they override the others).
+ * The collector is a choice because its pauses, not the number of groups as such, can
  * decide whether a many-group run settles: a pause longer than the election timeout makes the
  * peers report the process silent and campaign.
+ *
+ * <p>Two defaults exist because the benchmark runs three servers on one small machine. A
+ * stop-the-world pause ran several times longer than its work: the paused process's one
+ * collector thread shared the cores with twenty and more runnable threads of the other two, and
+ * at 100,000 groups young collections took 1.5-5.5 s, the peers reported the paused process
+ * silent, and the start never settled. So the servers' Java threads run at nice 10 and the JVM's
+ * own VM thread, which runs the serial collector's pauses, at its usual near-maximum priority
+ * (nice -4): a pause then takes about as long as its work, as it does on a host of its own.
+ * (Linux applies them for root only; otherwise the JVM warns and runs as before.) And the heap
+ * is its full size from the start with a young generation of at most 512 MiB: a heap that grows
+ * does so in full collections (2-3 s each at 100,000 groups), and a larger young generation
+ * copies more of the many newly created groups per pause.
  */
 record ServerJvm(String heap, Collector collector, List<String> extra) {
 
+    /** The Java threads' nice value and the compiler threads' (the VM thread keeps the JVM's own, nice -4 under this policy). */
+    static final List<String> THREAD_PRIORITIES = List.of("-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority5_To_OSPriority=10",
+            "-XX:CompilerThreadPriority=10");
+    private static final long MAX_YOUNG_BYTES = 512L << 20;
+
     ServerJvm {
+        heapBytes(heap); // refuses a size the JVM would not take, naming it
         extra = List.copyOf(extra);
         for (String option : extra) {
             if (!option.startsWith("-")) {
@@ -52,13 +71,39 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
      * data only: by default their full collection leaves up to 5% of the old generation as dead
      * space (filled with placeholder int arrays) rather than move the objects after it, which at
      * 1,000 groups put 0.7 to 13 MB of nothing into one process's figure and not another's, more
-     * than the replicas' own spread. G1 has no such option; it compacts what it collects.
+     * than the replicas' own spread. G1 has no such option; it compacts what it collects, and
+     * sizes its young generation itself (a fixed one would turn that off).
      */
     List<String> options() {
-        List<String> options = new ArrayList<>(collector == Collector.G1
-                ? List.of("-Xmx" + heap, collector.option)
-                : List.of("-Xmx" + heap, collector.option, "-XX:MarkSweepDeadRatio=0"));
+        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Xms" + heap));
+        if (collector == Collector.G1) {
+            options.add(collector.option);
+        } else {
+            options.add("-Xmn" + (Math.min(MAX_YOUNG_BYTES, heapBytes(heap) / 4) >> 20) + "m");
+            options.add(collector.option);
+            options.add("-XX:MarkSweepDeadRatio=0");
+        }
+        options.addAll(THREAD_PRIORITIES);
         options.addAll(extra); // last, so that one of them may override the defaults above
         return List.copyOf(options);
+    }
+
+    /** A heap size as {@code -Xmx} takes it: a number of bytes, or of KiB, MiB or GiB with k, m or g (either case). */
+    static long heapBytes(String size) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgG]?)").matcher(size == null ? "" : size);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + size + "' is not a JVM heap size such as 2g or 512m");
+        }
+        long n = Long.parseLong(m.group(1));
+        long bytes = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+            case "k" -> n << 10;
+            case "m" -> n << 20;
+            case "g" -> n << 30;
+            default -> n;
+        };
+        if (bytes < (64L << 20)) {
+            throw new IllegalArgumentException("'" + size + "' is too small a heap for a server: give at least 64m");
+        }
+        return bytes;
     }
 }

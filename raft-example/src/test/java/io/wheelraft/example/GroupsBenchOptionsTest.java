@@ -45,28 +45,43 @@ class GroupsBenchOptionsTest {
         assertUsageError("'zgc' is not one of serial, parallel, g1", "groups-bench", "--server-gc", "zgc");
     }
 
-    @Test
-    void eachCollectorStartsTheServersWithItsOwnOptions() {
-        assertEquals(java.util.List.of("-Xmx2g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"),
-                new ServerJvm("2g", ServerJvm.Collector.SERIAL).options());
-        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseParallelGC", "-XX:MarkSweepDeadRatio=0"),
-                new ServerJvm("6g", ServerJvm.Collector.PARALLEL).options());
-        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseG1GC"), new ServerJvm("6g", ServerJvm.Collector.G1).options());
+    private static final java.util.List<String> PRIORITIES = ServerJvm.THREAD_PRIORITIES;
+
+    private static java.util.List<String> concat(java.util.List<String> a, java.util.List<String> b) {
+        java.util.List<String> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     @Test
-    void serverJvmOptionsComeAfterTheHeapAndCollectorOptionsInTheOrderGiven() {
-        assertEquals(java.util.List.of("-Xmx6g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-XX:AOTCache=s.aot", "-XX:TieredStopAtLevel=1"),
+    void eachCollectorStartsTheServersWithItsOwnOptionsOnAWholeHeapAndTheThreadPriorities() {
+        assertEquals(concat(java.util.List.of("-Xmx2g", "-Xms2g", "-Xmn512m", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"), PRIORITIES),
+                new ServerJvm("2g", ServerJvm.Collector.SERIAL).options());
+        assertEquals(concat(java.util.List.of("-Xmx1g", "-Xms1g", "-Xmn256m", "-XX:+UseParallelGC", "-XX:MarkSweepDeadRatio=0"), PRIORITIES),
+                new ServerJvm("1g", ServerJvm.Collector.PARALLEL).options(), "young generation a quarter of a small heap");
+        assertEquals(concat(java.util.List.of("-Xmx6g", "-Xms6g", "-XX:+UseG1GC"), PRIORITIES),
+                new ServerJvm("6g", ServerJvm.Collector.G1).options(), "G1 sizes its young generation itself");
+    }
+
+    @Test
+    void serverJvmOptionsComeLastInTheOrderGiven() {
+        assertEquals(concat(concat(java.util.List.of("-Xmx6g", "-Xms6g", "-Xmn512m", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"), PRIORITIES),
+                        java.util.List.of("-XX:AOTCache=s.aot", "-XX:TieredStopAtLevel=1")),
                 new ServerJvm("6g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:AOTCache=s.aot", "-XX:TieredStopAtLevel=1")).options());
         GroupsBenchCommand command = new GroupsBenchCommand();
-        new picocli.CommandLine(command).parseArgs("--server-jvm-option=-XX:AOTCache=s.aot", "--server-jvm-option", "-Xss512k", "--heap", "3g");
-        assertEquals(java.util.List.of("-Xmx3g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-XX:AOTCache=s.aot", "-Xss512k"),
-                command.serverJvm().options());
+        new picocli.CommandLine(command).parseArgs("--server-jvm-option=-XX:AOTCache=s.aot", "--server-jvm-option", "-Xss512k", "--heap", "3072m");
+        java.util.List<String> options = command.serverJvm().options();
+        assertEquals(java.util.List.of("-XX:AOTCache=s.aot", "-Xss512k"), options.subList(options.size() - 2, options.size()));
+        assertTrue(options.contains("-Xms3072m") && options.contains("-Xmn512m"), options.toString());
         assertTrue(command.commandLine(java.util.EnumSet.of(GroupsBenchCommand.Phase.KILL))
                         .contains(" --server-jvm-option=-XX:AOTCache=s.aot --server-jvm-option=-Xss512k"),
                 "the report's command line reproduces the servers' options");
-        assertEquals(java.util.List.of("-Xmx2g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"),
-                new ServerJvm("2g", ServerJvm.Collector.SERIAL).options(), "none given: the heap and collector options only");
+    }
+
+    @Test
+    void refusesAHeapSizeTheJvmWouldNotTakeNamingIt() {
+        assertUsageError("--heap: '2gb' is not a JVM heap size such as 2g or 512m", "groups-bench", "--heap", "2gb");
+        assertUsageError("--heap: '16m' is too small a heap for a server: give at least 64m", "groups-bench", "--heap", "16m");
     }
 
     @Test
