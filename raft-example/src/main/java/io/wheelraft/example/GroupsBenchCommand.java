@@ -171,6 +171,10 @@ final class GroupsBenchCommand implements Callable<Integer> {
         Files.createDirectories(out);
         PrintWriter stdout = spec.commandLine().getOut();
         GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, serverJvm(), settleSecs, quietWaitSecs, windowSecs);
+        String niceProblem = OwnThreadsNice.apply(serverJvm().javaThreadNice()); // the client at the servers' priority
+        if (!niceProblem.isEmpty()) {
+            System.err.println(Main.NAME + ": " + niceProblem);
+        }
         List<Long> baseline = null;
         if (phases.contains(Phase.IDLE) && heapBaseline) {
             System.err.println(Main.NAME + ": measuring the one-group heap baseline...");

@@ -88,6 +88,34 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
         return List.copyOf(options);
     }
 
+    /**
+     * The nice value the servers' Java threads run at with these options: that of
+     * {@code -XX:JavaPriority5_To_OSPriority} when {@code -XX:ThreadPriorityPolicy=1} is in effect
+     * (the last of each option counts, as for the JVM), otherwise 0.
+     */
+    int javaThreadNice() {
+        String policy = lastValue("-XX:ThreadPriorityPolicy=");
+        String nice = lastValue("-XX:JavaPriority5_To_OSPriority=");
+        if (!"1".equals(policy) || nice == null) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(nice);
+        } catch (NumberFormatException e) {
+            return 0; // the JVM refuses it at start, and says why
+        }
+    }
+
+    private String lastValue(String prefix) {
+        String value = null;
+        for (String option : options()) {
+            if (option.startsWith(prefix)) {
+                value = option.substring(prefix.length());
+            }
+        }
+        return value;
+    }
+
     /** A heap size as {@code -Xmx} takes it: a number of bytes, or of KiB, MiB or GiB with k, m or g (either case). */
     static long heapBytes(String size) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgG]?)").matcher(size == null ? "" : size);

@@ -79,6 +79,14 @@ class GroupsBenchOptionsTest {
     }
 
     @Test
+    void theServersJavaThreadNiceIsWhatTheLastOptionsMakeIt() {
+        assertEquals(10, new ServerJvm("2g", ServerJvm.Collector.SERIAL).javaThreadNice(), "the defaults");
+        assertEquals(0, new ServerJvm("2g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:ThreadPriorityPolicy=0")).javaThreadNice(),
+                "the policy undone: the JVM leaves priorities alone");
+        assertEquals(5, new ServerJvm("2g", ServerJvm.Collector.G1, java.util.List.of("-XX:JavaPriority5_To_OSPriority=5")).javaThreadNice());
+    }
+
+    @Test
     void refusesAHeapSizeTheJvmWouldNotTakeNamingIt() {
         assertUsageError("--heap: '2gb' is not a JVM heap size such as 2g or 512m", "groups-bench", "--heap", "2gb");
         assertUsageError("--heap: '16m' is too small a heap for a server: give at least 64m", "groups-bench", "--heap", "16m");
