@@ -47,6 +47,8 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     private volatile Status lastError;
     /** Whether gaining and losing leadership is logged at INFO (its lines name no group: the single counter's). */
     private final boolean logLeadership;
+    /** Told true when this replica starts leading and false when it stops (in that order, on the apply lane). */
+    private volatile java.util.function.Consumer<Boolean> leadershipListener = leading -> { };
 
     /** The single counter: leadership changes are logged at INFO (the chaos tooling reads them). */
     public CounterStateMachine() {
@@ -157,6 +159,7 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     @Override
     public void onLeaderStart(long term) {
         leaderTerm = term;
+        leadershipListener.accept(true);
         if (logLeadership) {
             LOG.info("became leader in term {}", term);
         }
@@ -165,9 +168,15 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     @Override
     public void onLeaderStop(Status status) {
         leaderTerm = -1;
+        leadershipListener.accept(false);
         if (logLeadership) {
             LOG.info("stopped leading: {}", status);
         }
+    }
+
+    /** Whom to tell when this replica starts (true) and stops (false) leading; set before its node starts. */
+    void leadershipListener(java.util.function.Consumer<Boolean> listener) {
+        this.leadershipListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /**

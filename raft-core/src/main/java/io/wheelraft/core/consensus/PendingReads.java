@@ -80,11 +80,12 @@ final class PendingReads {
         quietRoundDeadlineMs = Math.min(quietRoundDeadlineMs, nowMs + quietRoundWaitMs());
     }
 
-    /** The leader goes quiet now: reads still being confirmed get the quiet rounds' wait, as if started quiet. */
+    /**
+     * The leader goes quiet now: reads still being confirmed get the quiet rounds' wait from now,
+     * as if started quiet (a deadline left from an earlier quiet spell no longer counts).
+     */
     void leaderGoesQuiet(long nowMs) {
-        if (isConfirming()) {
-            armQuietDeadline(nowMs);
-        }
+        quietRoundDeadlineMs = isConfirming() ? nowMs + quietRoundWaitMs() : Long.MAX_VALUE;
     }
 
     /** How long a quiet leader's read round may go without a quorum before the leader wakes: a quarter election timeout. */
