@@ -399,30 +399,7 @@ class QuiescenceSimulationTest {
         Random r = new Random(seed);
         // Two groups carry client load; the other three mostly sit quiet between faults.
         List<CounterWorkload> loads = List.of(new CounterWorkload(s.group(0), 2, 4 * T), new CounterWorkload(s.group(1), 2, 4 * T));
-        long nextFault = 20L * T;
-        long end = 20L * T + 60L * T;
-        boolean loadOn = true;
-        for (long t = 0; t < end; t++) {
-            if (t == nextFault) {
-                injectFault(s, r);
-                nextFault = t + 2L * T + r.nextInt(6 * T);
-                loadOn = r.nextInt(3) > 0; // sometimes let the loaded groups settle and go quiet too
-            }
-            if (loadOn) {
-                loads.forEach(CounterWorkload::tick);
-            }
-            s.runFor(1);
-        }
-        s.heal();
-        s.faults().dropRate(0);
-        for (int i = 0; i < 3; i++) {
-            s.restartProcess(i);
-        }
-        loads.forEach(CounterWorkload::stop);
-        assertTrue(s.runUntil(() -> {
-            loads.forEach(CounterWorkload::tick);
-            return loads.stream().allMatch(CounterWorkload::idle);
-        }, 40L * T), "clients still waiting; " + s.replayHint());
+        runLoadsThroughFaults(s, r, loads, true, () -> { });
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 60L * T), "not all quiet after healing: " + s.quietMembers() + "; " + s.replayHint());
         for (int g = 0; g < 2; g++) {
             CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, loads.get(g).history(),
@@ -434,6 +411,40 @@ class QuiescenceSimulationTest {
                 assertEquals(value, ((CounterFsm) c.stateMachine(i)).value(), "group " + g + " member " + i + " diverged; " + s.replayHint());
             }
         }
+    }
+
+    /**
+     * Runs {@code loads} for 80 T with a random fault every 2-8 T from 20 T on ({@code pauseLoads}:
+     * sometimes let the loaded groups settle and go quiet too), calling {@code eachMs} after every
+     * simulated ms; then heals everything, restarts every process, stops the loads and waits until
+     * no client waits any more.
+     */
+    static void runLoadsThroughFaults(SimGroups s, Random r, List<CounterWorkload> loads, boolean pauseLoads, Runnable eachMs) {
+        long nextFault = 20L * T;
+        long end = 20L * T + 60L * T;
+        boolean loadOn = true;
+        for (long t = 0; t < end; t++) {
+            if (t == nextFault) {
+                injectFault(s, r);
+                nextFault = t + 2L * T + r.nextInt(6 * T);
+                loadOn = !pauseLoads || r.nextInt(3) > 0;
+            }
+            if (loadOn) {
+                loads.forEach(CounterWorkload::tick);
+            }
+            s.runFor(1);
+            eachMs.run();
+        }
+        s.heal();
+        s.faults().dropRate(0);
+        for (int i = 0; i < 3; i++) {
+            s.restartProcess(i);
+        }
+        loads.forEach(CounterWorkload::stop);
+        assertTrue(s.runUntil(() -> {
+            loads.forEach(CounterWorkload::tick);
+            return loads.stream().allMatch(CounterWorkload::idle);
+        }, 40L * T), "clients still waiting; " + s.replayHint());
     }
 
     static void injectFault(SimGroups s, Random r) {

@@ -14,7 +14,7 @@ import java.util.Random;
 import static io.wheelraft.core.sim.QuiescenceSimulationTest.T;
 import static io.wheelraft.core.sim.QuiescenceSimulationTest.allQuiet;
 import static io.wheelraft.core.sim.QuiescenceSimulationTest.groups;
-import static io.wheelraft.core.sim.QuiescenceSimulationTest.injectFault;
+import static io.wheelraft.core.sim.QuiescenceSimulationTest.runLoadsThroughFaults;
 import static io.wheelraft.core.sim.QuiescenceSimulationTest.quietGroups;
 import static io.wheelraft.core.sim.QuiescenceSimulationTest.writeThroughLeader;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -142,33 +142,15 @@ class QuietReadSimulationTest {
         for (int g = 0; g < 3; g++) {
             loads.add(CounterWorkload.readMostly(s.group(g), 2, 4 * T, 200));
         }
-        long nextFault = 20L * T;
-        long end = 20L * T + 60L * T;
         // Moments when group 0 had an operation in flight (a read: a write wakes the group) and
         // every member quiet: the loads did read quiet groups.
-        int quietReadsSeen = 0;
-        for (long t = 0; t < end; t++) {
-            if (t == nextFault) {
-                injectFault(s, r);
-                nextFault = t + 2L * T + r.nextInt(6 * T);
-            }
-            loads.forEach(CounterWorkload::tick);
-            s.runFor(1);
+        int[] quietReadsSeen = {0};
+        runLoadsThroughFaults(s, r, loads, false, () -> {
             if (!loads.get(0).idle() && groupQuiet(s.group(0))) {
-                quietReadsSeen++;
+                quietReadsSeen[0]++;
             }
-        }
-        s.heal();
-        s.faults().dropRate(0);
-        for (int i = 0; i < 3; i++) {
-            s.restartProcess(i);
-        }
-        loads.forEach(CounterWorkload::stop);
-        assertTrue(s.runUntil(() -> {
-            loads.forEach(CounterWorkload::tick);
-            return loads.stream().allMatch(CounterWorkload::idle);
-        }, 40L * T), "clients still waiting; " + s.replayHint());
-        assertTrue(quietReadsSeen > 0, "seed " + seed + ": group 0 was never read while quiet; " + s.replayHint());
+        });
+        assertTrue(quietReadsSeen[0] > 0, "seed " + seed + ": group 0 was never read while quiet; " + s.replayHint());
         for (int g = 0; g < loads.size(); g++) {
             CounterWorkload load = loads.get(g);
             CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(),
