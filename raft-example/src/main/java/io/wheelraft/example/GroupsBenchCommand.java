@@ -127,7 +127,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         try {
             ServerJvm.heapBytes(heap);
         } catch (IllegalArgumentException e) {
-            throw CliException.usage("--heap: " + e.getMessage());
+            throw CliException.usage("--heap " + e.getMessage());
         }
         try {
             return new ServerJvm(heap, serverGc, serverJvmOptions);

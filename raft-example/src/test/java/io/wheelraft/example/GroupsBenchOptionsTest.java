@@ -88,8 +88,8 @@ class GroupsBenchOptionsTest {
 
     @Test
     void refusesAHeapSizeTheJvmWouldNotTakeNamingIt() {
-        assertUsageError("--heap: '2gb' is not a JVM heap size such as 2g or 512m", "groups-bench", "--heap", "2gb");
-        assertUsageError("--heap: '16m' is too small a heap for a server: give at least 64m", "groups-bench", "--heap", "16m");
+        assertUsageError("--heap '2gb' is not a JVM heap size such as 2g or 512m", "groups-bench", "--heap", "2gb");
+        assertUsageError("--heap '16m' is too small a heap for a server: give at least 64m", "groups-bench", "--heap", "16m");
     }
 
     @Test
