@@ -31,9 +31,9 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
     static final List<String> THREAD_PRIORITIES = List.of("-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority5_To_OSPriority=10",
             "-XX:CompilerThreadPriority=10");
     private static final long MAX_YOUNG_BYTES = 512L << 20;
+    private static final java.util.regex.Pattern HEAP_SIZE = java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
     ServerJvm {
-        heapBytes(heap); // refuses a size the JVM would not take, naming it
         extra = List.copyOf(extra);
         for (String option : extra) {
             if (!option.startsWith("-")) {
@@ -116,9 +116,12 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
         return value;
     }
 
-    /** A heap size as {@code -Xmx} takes it: a number of bytes, or of KiB, MiB or GiB with k, m or g (either case). */
+    /**
+     * A heap size as {@code -Xmx} takes it: a number of bytes, or of KiB, MiB or GiB with k, m or g
+     * (either case). {@code groups-bench} checks {@code --heap} with it before building a ServerJvm.
+     */
     static long heapBytes(String size) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgG]?)").matcher(size == null ? "" : size);
+        java.util.regex.Matcher m = HEAP_SIZE.matcher(size == null ? "" : size);
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + size + "' is not a JVM heap size such as 2g or 512m");
         }

@@ -35,15 +35,6 @@ final class StartPacing {
 
     private static final Logger LOG = LoggerFactory.getLogger(StartPacing.class);
 
-    /** Sleeps the starting thread; a test's advances its clock instead. */
-    interface Sleeper {
-        void sleep(long ms) throws InterruptedException;
-    }
-
-    private final int awakeLimit;
-    private final int checkEvery;
-    private final long stallMs;
-    private final long pollMs;
     /** Stalled waves in a row that end the pacing. */
     static final int STALLS_TO_GIVE_UP = 3;
 
@@ -54,6 +45,15 @@ final class StartPacing {
         void forget();
     }
 
+    /** Sleeps the starting thread; a test's advances its clock instead. */
+    interface Sleeper {
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    private final int awakeLimit;
+    private final int checkEvery;
+    private final long stallMs;
+    private final long pollMs;
     private final AwakeGroups awake;
     private final LongSupplier clockMs;
     private final Sleeper sleeper;
