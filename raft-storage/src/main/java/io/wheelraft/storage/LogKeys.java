@@ -7,7 +7,9 @@ package io.wheelraft.storage;
  */
 final class LogKeys {
 
-    static final int KEY_LENGTH = 12;
+    /** Bytes of the group tag that starts every key. */
+    static final int GROUP_TAG_LENGTH = 4;
+    static final int KEY_LENGTH = GROUP_TAG_LENGTH + 8;
 
     private LogKeys() {
     }

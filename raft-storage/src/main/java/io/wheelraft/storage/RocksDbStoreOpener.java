@@ -29,6 +29,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 
 import static io.wheelraft.storage.RocksDbStore.bytes;
 import static io.wheelraft.storage.RocksDbStore.closeAll;
@@ -226,13 +227,34 @@ final class RocksDbStoreOpener {
                 .setBlockSize(16 * 1024)
                 .setCacheIndexAndFilterBlocks(true)
                 .setPinL0FilterAndIndexBlocksInCache(true);
-        return new ColumnFamilyOptions()
+        return withInsertHints()
                 .setWriteBufferSize(options.writeBufferBytes())
                 .setMaxWriteBufferNumber(3)
                 .setMinWriteBufferNumberToMerge(1)
                 .setCompressionType(CompressionType.NO_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true)
                 .setTableFormatConfig(table);
+    }
+
+    /**
+     * Column family options whose memtable remembers, per group, where that group's last entry
+     * went, so the next one is inserted next to it instead of searched for from the top of the
+     * skip list. Every group's entries share one memtable; with writes spread over many groups
+     * each insert otherwise searches a list of other groups' keys: about twice the insert cost at
+     * 256 groups written at random (a memtable-only loop, 8 puts per batch). The prefix is the
+     * 4-byte group tag of {@link LogKeys}. A hint costs a few hundred bytes of native memory per
+     * group written since the last flush. RocksDB's Java API offers the option only through its
+     * options string. (RocksDB uses hints only when one writer at a time fills the memtable, which
+     * is how the store's group commit writes.)
+     */
+    private static ColumnFamilyOptions withInsertHints() {
+        Properties hints = new Properties();
+        hints.setProperty("memtable_insert_with_hint_prefix_extractor", "rocksdb.FixedPrefix." + LogKeys.GROUP_TAG_LENGTH);
+        ColumnFamilyOptions parsed = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(hints);
+        if (parsed == null) {
+            throw new IllegalStateException("RocksDB " + RocksDB.rocksdbVersion() + " refused memtable_insert_with_hint_prefix_extractor");
+        }
+        return parsed;
     }
 
     private static RocksDB openDb(Path dir, DBOptions dbOptions, List<ColumnFamilyDescriptor> descriptors,
