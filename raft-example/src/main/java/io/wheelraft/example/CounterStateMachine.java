@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The replicated counter: one value. Increments are exactly-once without any code here: the node
@@ -48,7 +50,7 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     /** Whether gaining and losing leadership is logged at INFO (its lines name no group: the single counter's). */
     private final boolean logLeadership;
     /** Told true when this replica starts leading and false when it stops (in that order, on the apply lane). */
-    private volatile java.util.function.Consumer<Boolean> leadershipListener = leading -> { };
+    private volatile Consumer<Boolean> leadershipListener = leading -> { };
 
     /** The single counter: leadership changes are logged at INFO (the chaos tooling reads them). */
     public CounterStateMachine() {
@@ -175,8 +177,8 @@ public final class CounterStateMachine extends StateMachineAdapter implements Qu
     }
 
     /** Whom to tell when this replica starts (true) and stops (false) leading; set before its node starts. */
-    void leadershipListener(java.util.function.Consumer<Boolean> listener) {
-        this.leadershipListener = java.util.Objects.requireNonNull(listener, "listener");
+    void leadershipListener(Consumer<Boolean> listener) {
+        this.leadershipListener = Objects.requireNonNull(listener, "listener");
     }
 
     /**

@@ -126,6 +126,9 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")
     Path out;
 
+    /** The servers' JVM, built once from the options when they are checked ({@link #validate}). */
+    private ServerJvm jvm;
+
     ServerJvm serverJvm() {
         try {
             ServerJvm.heapBytes(heap);
@@ -173,8 +176,8 @@ final class GroupsBenchCommand implements Callable<Integer> {
         Set<Phase> phases = validate();
         Files.createDirectories(out);
         PrintWriter stdout = spec.commandLine().getOut();
-        GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, serverJvm(), settleSecs, quietWaitSecs, windowSecs);
-        String niceProblem = OwnThreadsNice.apply(serverJvm().javaThreadNice()); // the client at the servers' priority
+        GroupsBenchReport.Setup setup = new GroupsBenchReport.Setup(commandLine(phases), electionTimeoutMs, jvm, settleSecs, quietWaitSecs, windowSecs);
+        String niceProblem = OwnThreadsNice.apply(jvm.javaThreadNice()); // the client at the servers' priority
         if (!niceProblem.isEmpty()) {
             System.err.println(Main.NAME + ": " + niceProblem);
         }
@@ -213,7 +216,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
         if (killPollMs < 1 || killTimeoutSecs < 1 || killWriteSecs < 0 || killRounds < 1 || killSettleSecs < 1) {
             throw CliException.usage("--kill-poll-ms, --kill-timeout-secs, --kill-rounds and --kill-settle-secs must be >= 1, --kill-write-secs >= 0");
         }
-        serverJvm(); // a bad --server-jvm-option is refused with the other options, before anything starts
+        jvm = serverJvm(); // a bad --heap or --server-jvm-option is refused with the other options, before anything starts
         if (!Files.isDirectory(Path.of("/proc/self"))) {
             throw CliException.failed("groups-bench reads /proc: it runs on Linux only");
         }
@@ -248,7 +251,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
 
     /** Each process's heap after a full collection when it hosts one group. */
     private List<Long> measureBaseline() throws Exception {
-        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-baseline"), 1, serverJvm(), electionTimeoutMs)) {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-baseline"), 1, jvm, electionTimeoutMs)) {
             if (!cluster.awaitLeaders(leaderTimeoutSecs).converged()) {
                 throw CliException.failed("the one-group baseline elected no leader within " + leaderTimeoutSecs + " s");
             }
@@ -258,7 +261,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
 
     /** One group count: start, wait for leaders, run the phases, stop, clean up. */
     private GroupsBenchReport.Row measure(int groups, Set<Phase> phases) throws Exception {
-        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, serverJvm(), electionTimeoutMs)) {
+        try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, jvm, electionTimeoutMs)) {
             GroupsBenchCluster.LeaderWait wait = cluster.awaitLeaders(leaderTimeoutSecs);
             GroupsBenchReport.Idle idle = phases.contains(Phase.IDLE) ? IdlePhase.measure(cluster, settleSecs, quietWaitSecs, windowSecs) : null;
             int leadersAtEnd = cluster.leaders();

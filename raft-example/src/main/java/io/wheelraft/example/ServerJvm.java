@@ -3,6 +3,8 @@ package io.wheelraft.example;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * How {@code groups-bench} starts each server's JVM: its heap, its garbage collector, the
@@ -31,7 +33,7 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
     static final List<String> THREAD_PRIORITIES = List.of("-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority5_To_OSPriority=10",
             "-XX:CompilerThreadPriority=10");
     private static final long MAX_YOUNG_BYTES = 512L << 20;
-    private static final java.util.regex.Pattern HEAP_SIZE = java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgG]?)");
+    private static final Pattern HEAP_SIZE = Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
     ServerJvm {
         extra = List.copyOf(extra);
@@ -94,8 +96,9 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
      * (the last of each option counts, as for the JVM), otherwise 0.
      */
     int javaThreadNice() {
-        String policy = lastValue("-XX:ThreadPriorityPolicy=");
-        String nice = lastValue("-XX:JavaPriority5_To_OSPriority=");
+        List<String> options = options();
+        String policy = lastValue(options, "-XX:ThreadPriorityPolicy=");
+        String nice = lastValue(options, "-XX:JavaPriority5_To_OSPriority=");
         if (!"1".equals(policy) || nice == null) {
             return 0;
         }
@@ -106,9 +109,9 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
         }
     }
 
-    private String lastValue(String prefix) {
+    private static String lastValue(List<String> options, String prefix) {
         String value = null;
-        for (String option : options()) {
+        for (String option : options) {
             if (option.startsWith(prefix)) {
                 value = option.substring(prefix.length());
             }
@@ -121,7 +124,7 @@ record ServerJvm(String heap, Collector collector, List<String> extra) {
      * (either case). {@code groups-bench} checks {@code --heap} with it before building a ServerJvm.
      */
     static long heapBytes(String size) {
-        java.util.regex.Matcher m = HEAP_SIZE.matcher(size == null ? "" : size);
+        Matcher m = HEAP_SIZE.matcher(size == null ? "" : size);
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + size + "' is not a JVM heap size such as 2g or 512m");
         }
