@@ -97,6 +97,21 @@ public final class CounterGroups implements AutoCloseable {
     static final int START_AWAKE_LIMIT = 500;
     /** Overrides {@link #START_AWAKE_LIMIT} for a measurement (a positive number). */
     static final String START_AWAKE_LIMIT_PROPERTY = "wheelraft.startAwakeLimit";
+    /**
+     * A peer process counts as silent (a partition, a hung host) after this many election timeouts
+     * without a sign of life, not the transport's default half second. A killed process is seen at
+     * once anyway (its connections reset), so silence only decides how soon the quiet groups led
+     * by a cut-off process notice. A false report costs far more: it wakes every quiet group whose
+     * leader is there, and a process hosting thousands of groups misses its window while alive
+     * (a collection, a burst of elections on a saturated machine). With one election timeout, each
+     * process of a 10,000-group start reported its peers silent 4-5 times, each report set off
+     * thousands of rounds, and those loaded the machine into the next report: 68-80 s and 126-146 s
+     * of server CPU until every group was led, against 50-54 s and 91-99 s with three timeouts
+     * (no report), on tmpfs (docs/benchmarks.md, "Many groups").
+     */
+    static final int LIVENESS_SILENCE_TIMEOUTS = 3;
+    /** Overrides the silence allowed a peer process ({@link #LIVENESS_SILENCE_TIMEOUTS}), in ms, for a measurement. */
+    static final String LIVENESS_SILENCE_PROPERTY = "wheelraft.livenessSilenceMs";
     /** A start-up wave that sees no group go quiet for this many election timeouts ends the pacing. */
     private static final int START_STALL_TIMEOUTS = 10;
     private static final long START_POLL_MS = 20;
@@ -171,6 +186,16 @@ public final class CounterGroups implements AutoCloseable {
         return positiveProperty(QUIESCE_AFTER_PROPERTY, property, electionTimeoutMs, "milliseconds");
     }
 
+    /**
+     * How long a peer process may give no sign of life before it counts as silent:
+     * {@link #LIVENESS_SILENCE_TIMEOUTS} election timeouts (at least the transport's default), or
+     * the property's value (a positive number of milliseconds).
+     */
+    static long livenessSilenceMs(String property, int electionTimeoutMs) {
+        long fallback = Math.max(RpcOptions.defaults().livenessSilenceMs(), (long) LIVENESS_SILENCE_TIMEOUTS * electionTimeoutMs);
+        return positiveProperty(LIVENESS_SILENCE_PROPERTY, property, (int) Math.min(Integer.MAX_VALUE, fallback), "milliseconds");
+    }
+
     private static int positiveProperty(String name, String value, int fallback, String unit) {
         if (value == null) {
             return fallback;
@@ -231,13 +256,8 @@ public final class CounterGroups implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new CliException(CliException.FAILED, "cannot open the data directory " + data + ": " + e.getMessage(), e);
         }
-        // A peer process counts as lost (silent) after an election timeout without a sign of life,
-        // not the transport's default half second: a process hosting thousands of groups can
-        // pause that long (a collection, a burst of elections) while alive, and every report
-        // wakes the quiet groups whose leader is there. A killed process is seen at once anyway
-        // (its connections reset); silence only stands in for a partition or a hung host.
         RpcOptions defaults = RpcOptions.defaults();
-        long silenceMs = Math.max(defaults.livenessSilenceMs(), settings.electionTimeoutMs());
+        long silenceMs = livenessSilenceMs(System.getProperty(LIVENESS_SILENCE_PROPERTY), settings.electionTimeoutMs());
         transport = CounterServer.bind(settings.self(), clients, RpcOptions.builder().liveness(defaults.livenessIntervalMs(), silenceMs));
         long started = System.nanoTime();
         List<String> ids = groupIds(settings.groups());

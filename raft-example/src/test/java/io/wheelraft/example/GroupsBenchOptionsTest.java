@@ -1,5 +1,6 @@
 package io.wheelraft.example;
 
+import io.wheelraft.rpc.RpcOptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -104,6 +105,17 @@ class GroupsBenchOptionsTest {
         for (String bad : new String[] {"0", "-3", "many"}) {
             CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.campaignLimit(bad));
             assertTrue(e.getMessage().contains("wheelraft.campaignLimit='" + bad + "'"), e.getMessage());
+        }
+    }
+
+    @Test
+    void livenessSilenceIsThreeElectionTimeoutsUnlessThePropertySaysOtherwise() {
+        assertEquals(3000, CounterGroups.livenessSilenceMs(null, 1000));
+        assertEquals(RpcOptions.defaults().livenessSilenceMs(), CounterGroups.livenessSilenceMs(null, 10), "never below the transport's own default");
+        assertEquals(1500, CounterGroups.livenessSilenceMs(" 1500", 1000));
+        for (String bad : new String[] {"0", "-5", "3s"}) {
+            CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.livenessSilenceMs(bad, 1000));
+            assertTrue(e.getMessage().contains("wheelraft.livenessSilenceMs='" + bad + "'") && e.getMessage().contains("milliseconds"), e.getMessage());
         }
     }
 
