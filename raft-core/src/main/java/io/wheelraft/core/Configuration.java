@@ -31,6 +31,12 @@ public final class Configuration {
     private final Set<PeerId> learners;
     private final Set<PeerId> witnesses;
     private final Map<PeerId, Integer> priorities;
+    /**
+     * {@link #toEntry()}, made on first use: a configuration is immutable, and the groups of a
+     * process that share one (their initial members) then share its entry too instead of each
+     * building the same protobuf when it starts.
+     */
+    private volatile ConfigurationEntry entry;
 
     public Configuration(Collection<PeerId> peers) {
         this(peers, List.of());
@@ -258,8 +264,13 @@ public final class Configuration {
 
     /** This configuration as a plain (non-joint) configuration entry. */
     public ConfigurationEntry toEntry() {
-        return ConfigurationEntry.newBuilder().addAllPeers(peerStrings()).addAllLearners(learnerStrings())
-                .addAllWitnesses(witnessStrings()).putAllPriorities(priorityStrings()).build();
+        ConfigurationEntry e = entry;
+        if (e == null) {
+            e = ConfigurationEntry.newBuilder().addAllPeers(peerStrings()).addAllLearners(learnerStrings())
+                    .addAllWitnesses(witnessStrings()).putAllPriorities(priorityStrings()).build();
+            entry = e; // a race builds an equal entry twice: harmless
+        }
+        return e;
     }
 
     @Override

@@ -52,6 +52,18 @@ class ConfigurationTest {
     }
 
     @Test
+    void theEntryIsBuiltOnceAndAJointEntryWithoutOldMembersIsTheCurrentOnesEntry() {
+        Configuration c = new Configuration(List.of(A, B, W), List.of(), List.of(W), Map.of(A, 7));
+        assertSame(c.toEntry(), c.toEntry(), "one instance for every holder of this configuration");
+        assertEquals(io.wheelraft.proto.ConfigurationEntry.newBuilder().addAllPeers(List.of("h:1", "h:2", "h:3"))
+                .addWitnesses("h:3").putPriorities("h:1", 7).build(), c.toEntry());
+        assertSame(c.toEntry(), Membership.jointEntry(c, null));
+        Configuration old = new Configuration(List.of(A, B));
+        assertEquals(List.of("h:1", "h:2"), Membership.jointEntry(c, old).getOldPeersList());
+        assertEquals(0, c.toEntry().getOldPeersCount(), "the joint entry is built apart: the shared one is unchanged");
+    }
+
+    @Test
     void changingMembersKeepsTheMarksOfThoseWhoStay() {
         Configuration c = new Configuration(List.of(A, B, W), List.of(), List.of(W), Map.of(A, 7, B, 2));
         Configuration changed = c.withMembers(List.of(A, W), List.of());

@@ -102,6 +102,18 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
         }
     }
 
+    /**
+     * As {@link #openLazily}, for a directory the caller knows does not exist (it listed the parent
+     * and found no such entry), without looking again: a process starting many groups lists its
+     * data directory once instead of probing each group's.
+     */
+    public static LocalSnapshotStorage openAbsent(Path dir) {
+        if (dir == null) {
+            throw new IllegalArgumentException("snapshot directory is required (got null)");
+        }
+        return new LocalSnapshotStorage(dir.toAbsolutePath().normalize(), 0, false);
+    }
+
     private static LocalSnapshotStorage openExisting(Path absolute) throws IOException {
         List<String> damage = new ArrayList<>();
         long latest = cleanUp(absolute, damage);

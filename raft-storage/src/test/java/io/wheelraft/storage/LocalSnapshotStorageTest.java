@@ -91,6 +91,22 @@ class LocalSnapshotStorageTest {
     }
 
     @Test
+    void openedAsAbsentItIsTheLazyStorageOfAMissingDirectory() throws IOException {
+        Path group = dir.resolve("group-9");
+        Path snapshots = group.resolve("snapshot");
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openAbsent(snapshots)) {
+            assertNull(storage.open());
+            assertFalse(Files.exists(group), "opening creates nothing");
+            save(storage, 12, 3);
+            assertTrue(Files.isDirectory(snapshots));
+        }
+        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openLazily(snapshots);
+             SnapshotReader reader = storage.open()) {
+            assertEquals(12, reader.meta().getLastIncludedIndex());
+        }
+    }
+
+    @Test
     void openedLazilyAReceivedSnapshotCreatesTheDirectory() throws IOException {
         Path followerDir = dir.resolve("follower").resolve("snapshot");
         try (LocalSnapshotStorage leader = LocalSnapshotStorage.open(dir.resolve("leader"));

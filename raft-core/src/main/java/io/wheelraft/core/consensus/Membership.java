@@ -48,13 +48,14 @@ public record Membership(Configuration current, Configuration old, long index) {
      * priorities are those of {@code current}: they say where leadership should go next.
      */
     public static ConfigurationEntry jointEntry(Configuration current, Configuration old) {
-        ConfigurationEntry.Builder b = current.toEntry().toBuilder();
-        if (old != null) {
-            b.addAllOldPeers(old.peerStrings()).addAllOldLearners(old.learnerStrings());
-            Set<String> witnesses = new TreeSet<>(current.witnessStrings());
-            witnesses.addAll(old.witnessStrings());
-            b.clearWitnesses().addAllWitnesses(witnesses);
+        if (old == null) {
+            return current.toEntry();
         }
+        ConfigurationEntry.Builder b = current.toEntry().toBuilder();
+        b.addAllOldPeers(old.peerStrings()).addAllOldLearners(old.learnerStrings());
+        Set<String> witnesses = new TreeSet<>(current.witnessStrings());
+        witnesses.addAll(old.witnessStrings());
+        b.clearWitnesses().addAllWitnesses(witnesses);
         return b.build();
     }
 
