@@ -92,6 +92,8 @@ final class Election {
      * backing a candidate (see {@link #leaderLostForVoting}).
      */
     private boolean followedNoLeader;
+    /** Until when this voter of a fresh group leaves the first campaign to the designated one (see {@link #waitsForFreshDesignated}). */
+    private long freshGraceUntilMs = Long.MIN_VALUE;
     /** When this node, the designated first candidate of a fresh group, campaigns; MAX_VALUE: not planned. */
     private long firstCampaignAtMs = Long.MAX_VALUE;
     /**
@@ -267,7 +269,27 @@ final class Election {
         followedNoLeader = true;
         if (designatedFirst()) {
             firstCampaignAtMs = nowMs + delayMs;
+        } else {
+            freshGraceUntilMs = nowMs + config.freshFirstCampaignGraceMs();
         }
+    }
+
+    /**
+     * The election timer fired in a fresh group on a voter that is not the one chosen to campaign
+     * first: within {@link RaftConfig#freshFirstCampaignGraceMs} of its start, and while the
+     * chosen voter's process is not reported lost, it leaves the first campaign to that voter
+     * (the timer fires again and asks again). Only when this node campaigns changes: once the
+     * grace is over, or with the chosen voter's process gone, it campaigns as any voter does,
+     * and it grants votes throughout.
+     *
+     * @return true if it waits (the caller starts no pre-vote now)
+     */
+    boolean waitsForFreshDesignated(long nowMs) {
+        if (!followedNoLeader || nowMs >= freshGraceUntilMs) {
+            return false;
+        }
+        PeerId chosen = designated();
+        return chosen != null && !chosen.equals(self) && core.quiescence().reachable(chosen);
     }
 
     /**
@@ -275,9 +297,14 @@ final class Election {
      * configuration allows to lead with the highest priority it names (the default where it
      * names none), sorted by id, the one a hash of the group id picks. Every member computes the
      * same from the same initial configuration; one whose own options say priority 0 never
-     * campaigns (the others then elect at their timeout).
+     * campaigns (the others then elect at their timeout, after {@link #waitsForFreshDesignated}'s grace).
      */
     boolean designatedFirst() {
+        return ownPriority() != 0 && !WitnessRules.neverLeads(config, core.membership()) && self.equals(designated());
+    }
+
+    /** The voter of a fresh group that campaigns first (see {@link #designatedFirst}); null if none may lead. */
+    private PeerId designated() {
         Membership m = core.membership();
         java.util.List<PeerId> best = new java.util.ArrayList<>();
         int top = 1;
@@ -291,10 +318,7 @@ final class Election {
                 best.add(p);
             }
         }
-        if (best.isEmpty() || ownPriority() == 0 || WitnessRules.neverLeads(config, m)) {
-            return false;
-        }
-        return PreferredLeader.of(config.groupId(), best).equals(self);
+        return best.isEmpty() ? null : PreferredLeader.of(config.groupId(), best);
     }
 
     /** Our failover turn if the current leader of the current term told us one, else 0. */

@@ -76,6 +76,18 @@ public record RaftConfig(String groupId, PeerId self, int electionTimeoutMs, int
     }
 
     /**
+     * How long after its start a voter of a fresh group (term 0, empty log, never led) that is not
+     * the one chosen to campaign first leaves the first campaign to that one while its process is
+     * not reported lost: three election timeouts. Processes that start thousands of groups each
+     * start them in the same order but seconds apart, and a voter whose own timer ran out first
+     * could win the group's first election, only to hand leadership to the chosen, preferred
+     * voter right after (a second election), or split the vote with its campaign.
+     */
+    public long freshFirstCampaignGraceMs() {
+        return 3L * electionTimeoutMs;
+    }
+
+    /**
      * The gap between two survivors' turns to campaign (10% of the election timeout, at least
      * 1 ms): the next one starts only if the one before could not even ask (it died too, or its
      * log is behind and a voter ahead did not take over). It costs nothing when the first turn

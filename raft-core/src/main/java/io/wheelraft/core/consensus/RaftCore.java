@@ -215,7 +215,7 @@ public final class RaftCore {
         checkTransfer(nowMs);
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
         if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
-                && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs)) {
+                && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs) && !election.waitsForFreshDesignated(nowMs)) {
             election.startPreVote(nowMs);
         }
     }

@@ -27,6 +27,8 @@ class FastFirstElectionTest {
 
     private static final long[] EMPTY = {};
     private static final long DELAY_MS = 100;
+    /** When a voter not designated may campaign in a fresh group (RaftConfig#freshFirstCampaignGraceMs). */
+    private static final long GRACE_END_MS = 3L * ELECTION_TIMEOUT_MS;
 
     private static CoreNode fresh(String groupId, PeerId self, int members) {
         RaftConfig c = new RaftConfig(groupId, self, ELECTION_TIMEOUT_MS, CoreNode.GRACE_MS, 4, 64, 1 << 20, false, 0);
@@ -82,11 +84,37 @@ class FastFirstElectionTest {
                 other.core.onElectionTimeout(DELAY_MS);
                 assertTrue(other.fx.sends().isEmpty(), "a member not designated campaigned before its election timeout");
                 other.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+                assertTrue(other.fx.sends().isEmpty(), "a member not designated campaigned within its grace for the designated one");
+                other.core.onElectionTimeout(GRACE_END_MS);
                 assertTrue(!other.fx.sends().isEmpty() && other.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote),
-                        "a member not designated campaigns at its timeout, with a pre-vote: " + other.fx.sends());
+                        "a member not designated campaigns once the grace is over, with a pre-vote: " + other.fx.sends());
                 assertEquals(0, other.core.term());
             }
         }
+    }
+
+    /**
+     * Processes that start thousands of groups start them seconds apart: a voter not designated
+     * leaves the first campaign to the designated one for three election timeouts, unless the
+     * designated voter's process is reported lost, and it grants votes meanwhile.
+     */
+    @Test
+    void aVoterNotDesignatedWaitsForTheDesignatedOneUnlessItsProcessIsLost() {
+        List<CoreNode> members = group("orders-17");
+        int d = designatedOf(members);
+        CoreNode designated = members.get(d);
+        CoreNode waiting = members.get((d + 1) % 3);
+        CoreNode other = members.get((d + 2) % 3);
+
+        waiting.core.onElectionTimeout(GRACE_END_MS - 1);
+        assertTrue(waiting.fx.sends().isEmpty(), "campaigned within the grace: " + waiting.fx.sends());
+        RequestVoteResponse granted = waiting.core.handleRequestVote(vote(other.id, 1, false), GRACE_END_MS - 1);
+        assertTrue(granted.getGranted(), "a waiting voter still votes: " + granted.getReason());
+
+        other.core.onPeerSilent(designated.id.endpoint(), ELECTION_TIMEOUT_MS);
+        other.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        assertTrue(!other.fx.sends().isEmpty() && other.fx.sends().stream().allMatch(RecordingEffects.Send::isPreVote),
+                "with the designated voter's process reported lost, a voter campaigns at its timeout: " + other.fx.sends());
     }
 
     @Test
