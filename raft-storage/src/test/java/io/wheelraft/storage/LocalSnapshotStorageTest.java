@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -75,9 +76,18 @@ class LocalSnapshotStorageTest {
 
     @Test
     void openedLazilyTheDirectoryAndItsMissingParentsAppearOnlyWithTheFirstSnapshot() throws IOException {
+        aMissingDirectoryAppearsOnlyWithTheFirstSnapshot(LocalSnapshotStorage::openLazily);
+    }
+
+    @Test
+    void openedAsAbsentItIsTheLazyStorageOfAMissingDirectory() throws IOException {
+        aMissingDirectoryAppearsOnlyWithTheFirstSnapshot(LocalSnapshotStorage::openAbsent);
+    }
+
+    private void aMissingDirectoryAppearsOnlyWithTheFirstSnapshot(Function<Path, LocalSnapshotStorage> opener) throws IOException {
         Path group = dir.resolve("group-7");
         Path snapshots = group.resolve("snapshot");
-        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openLazily(snapshots)) {
+        try (LocalSnapshotStorage storage = opener.apply(snapshots)) {
             assertNull(storage.open());
             assertFalse(Files.exists(group), "opening creates nothing");
             save(storage, 10, 2);
@@ -87,22 +97,6 @@ class LocalSnapshotStorageTest {
              SnapshotReader reader = storage.open()) {
             assertEquals(10, reader.meta().getLastIncludedIndex(), "an existing directory is opened as open() does");
             assertArrayEquals(BIG, readAll(reader, "blobs/big"));
-        }
-    }
-
-    @Test
-    void openedAsAbsentItIsTheLazyStorageOfAMissingDirectory() throws IOException {
-        Path group = dir.resolve("group-9");
-        Path snapshots = group.resolve("snapshot");
-        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openAbsent(snapshots)) {
-            assertNull(storage.open());
-            assertFalse(Files.exists(group), "opening creates nothing");
-            save(storage, 12, 3);
-            assertTrue(Files.isDirectory(snapshots));
-        }
-        try (LocalSnapshotStorage storage = LocalSnapshotStorage.openLazily(snapshots);
-             SnapshotReader reader = storage.open()) {
-            assertEquals(12, reader.meta().getLastIncludedIndex());
         }
     }
 
