@@ -88,13 +88,10 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
      * process host many thousands of groups that have not snapshotted yet.
      */
     public static LocalSnapshotStorage openLazily(Path dir) {
-        if (dir == null) {
-            throw new IllegalArgumentException("snapshot directory is required (got null)");
+        if (dir == null || !Files.exists(dir)) {
+            return openAbsent(dir);
         }
         Path absolute = dir.toAbsolutePath().normalize();
-        if (!Files.exists(absolute)) {
-            return new LocalSnapshotStorage(absolute, 0, false);
-        }
         try {
             return openExisting(absolute);
         } catch (IOException e) {
