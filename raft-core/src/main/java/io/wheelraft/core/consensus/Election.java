@@ -109,6 +109,8 @@ final class Election {
     private volatile int failedRounds;
     /** Requests of the running round to ask again of voters that did not host the group yet. */
     private final VoteResends resends = new VoteResends();
+    /** When the running pre-vote round started ({@link #endUndecidedPreVote}). */
+    private long preVoteStartedMs;
     /** The process's bound on groups campaigning at once, shared by all its groups (see {@link CampaignSlots}). */
     private CampaignSlots slots = CampaignSlots.unlimited();
     /** This node holds one of {@link #slots}: from its round's start until its campaign is over ({@link #settleSlot}). */
@@ -442,6 +444,25 @@ final class Election {
         return 1 << Math.min(3, Math.max(0, failedRounds - 1));
     }
 
+    /**
+     * The election timer fired during our pre-vote: a round still undecided an election timeout
+     * after it started ends as lost, so the timer can start the next. A candidate's round has its
+     * vote timer for this; a pre-vote round had nothing, and a voter that answers "not hosted"
+     * (asked again until it hosts the group, see {@link #handleRequestVoteNotHosted}), which is
+     * also what a node stopped after a storage failure answers, kept it pending for good: with
+     * the third node stopped so, two nodes that refused each other's concurrent pre-votes never
+     * elected again.
+     */
+    void endUndecidedPreVote(long nowMs) {
+        VoteTally t = tally;
+        if (preVoting() && candidacyAtMs == Long.MAX_VALUE && t.outcome(core.membership()) == VoteTally.Outcome.PENDING
+                && nowMs - preVoteStartedMs >= config.electionTimeoutMs()) {
+            LOST_ROUND_LOG.info(nowMs, "{} lost pre-vote for term {} (undecided after {} ms)", core.label(), t.term, nowMs - preVoteStartedMs);
+            failedRounds++;
+            tally = null;
+        }
+    }
+
     /** voteTimer fired: the vote round did not finish; step back and try again from pre-vote. */
     void onVoteTimeout(long nowMs) {
         if (core.role() == Role.CANDIDATE) {
@@ -660,6 +681,7 @@ final class Election {
             holdsSlot = true;
         }
         tally = new VoteTally(true, core.term() + 1, self);
+        preVoteStartedMs = nowMs;
         candidacyAtMs = Long.MAX_VALUE;
         PRE_VOTE_LOG.info(nowMs, "{} starts pre-vote for term {} (last log {}/{})", core.label(), core.term() + 1, core.log().lastIndex(), core.log().lastTerm());
         if (tally.outcome(m) == VoteTally.Outcome.WON) {
@@ -834,7 +856,7 @@ final class Election {
             return;
         }
         t.record(from, resp.getGranted(), answered);
-        LOG.debug("{} got {} {} from {} for term {}", core.label(), t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term);
+        LOG.debug("{} got {} {} from {} for term {} ({})", core.label(), t.preVote ? "pre-vote" : "vote", resp.getGranted() ? "granted" : "refused", from, t.term, resp.getReason());
         switch (t.outcome(core.membership())) {
             case WON -> {
                 if (t.preVote) {

@@ -213,6 +213,9 @@ public final class RaftCore {
             return; // a firing queued before the timers stopped
         }
         checkTransfer(nowMs);
+        if (role != Role.LEADER && role != Role.CANDIDATE) {
+            election.endUndecidedPreVote(nowMs);
+        }
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
         if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
                 && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs) && !election.waitsForFreshDesignated(nowMs)) {

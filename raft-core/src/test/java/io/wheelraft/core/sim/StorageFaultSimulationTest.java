@@ -206,7 +206,25 @@ class StorageFaultSimulationTest {
 
     @Test
     void aTermThatCannotBeWrittenStopsTheNodeBeforeItIsUsed() {
-        SimCluster c = cluster(44);
+        termWriteFailureThenRecovery(44);
+    }
+
+    /**
+     * The same over many seeds. A stopped node answers requests as not hosting the group, which a
+     * pre-vote round waits out (asking again); in 17 of the first 300 seeds the two healthy nodes
+     * refused each other's concurrent pre-votes and then, each round waiting on the stopped node,
+     * never elected again (seeds 13, 22, 31, 34, 43, 49, 50 and 51 among the first 60). A pre-vote
+     * round still undecided an election timeout after its start now ends as lost.
+     */
+    @Test
+    void twoHealthyNodesElectWhateverTheSchedule() {
+        for (long seed = 1; seed <= 60; seed++) {
+            termWriteFailureThenRecovery(seed);
+        }
+    }
+
+    private static void termWriteFailureThenRecovery(long seed) {
+        SimCluster c = cluster(seed);
         write(c, 5);
         int l = c.leaderIndex();
         int f = (l + 1) % 3;
@@ -218,7 +236,7 @@ class StorageFaultSimulationTest {
         assertEquals(term, c.node(f).status().term(), "a term that is not on disk was used");
         assertEquals(-1, c.leaderIndex(), "one healthy node of three cannot elect");
         c.restart(l);
-        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 40L * T));
+        assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 40L * T), "two healthy nodes of three elect no one; " + c.replayHint());
         write(c, 5);
         c.crash(f, true);
         c.repairDisk(f);
