@@ -536,6 +536,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      */
     public void halt() {
         halted = true;
+        if (intake != null) {
+            intake.stop();
+        }
         if (metrics != null) {
             metrics.close();
         }
@@ -552,6 +555,9 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
     private void stop(Status reason, boolean failed) {
         halted = true;
+        if (intake != null) {
+            intake.stop();
+        }
         mirror.roleSince = Instant.now();
         mirror.role = failed ? Role.ERROR : Role.SHUTDOWN;
         if (!failed) {

@@ -40,6 +40,11 @@ final class SnapshotIntake {
         this.installer = new SnapshotInstaller(name, storage, snapshotLane, this::install, storageFailed);
     }
 
+    /** The node stopped or halted: chunks still queued write and publish nothing (see {@link SnapshotInstaller#stop}). */
+    void stop() {
+        installer.stop();
+    }
+
     /** A chunk from the leader: checked on the Raft lane, then written on the snapshot lane. */
     CompletableFuture<InstallSnapshotResponse> handle(InstallSnapshotRequest request) {
         CompletableFuture<InstallSnapshotResponse> f = new CompletableFuture<>();
