@@ -38,7 +38,7 @@ class CrashRecoveryTest {
 
     @Test
     void everyAcknowledgedEntrySurvivesSigkill() throws Exception {
-        killWhileAppending();
+        killWhileAppending(true);
     }
 
     /**
@@ -49,10 +49,21 @@ class CrashRecoveryTest {
      */
     @Test
     void everyAcknowledgedEntrySurvivesSigkillWhileWalFilesAreRecycled() throws Exception {
-        killWhileAppending(String.valueOf(256 << 10), String.valueOf(256 << 10));
+        killWhileAppending(false, String.valueOf(256 << 10), String.valueOf(256 << 10));
     }
 
-    private void killWhileAppending(String... storeOptions) throws Exception {
+    /**
+     * @param noDamageReport whether reopening must report no damage. A SIGKILL can cut a write()
+     *                       of several pages short at a page boundary (Linux checks for a fatal
+     *                       signal between the pages it copies), so the last record can be torn.
+     *                       In a growing WAL that is a clean end. In a recycled one, a torn record
+     *                       of the file's current life cannot be told from a damaged one, and it
+     *                       is reported as damage (the node is fenced until its leader repairs it,
+     *                       docs/storage.md). Seen once in CI: damage at byte 131,072 of a
+     *                       recycled file. The torn record was never acknowledged, so the checks
+     *                       that every acknowledged entry is there stay the same.
+     */
+    private void killWhileAppending(boolean noDamageReport, String... storeOptions) throws Exception {
         Random random = new Random();
         long seed = random.nextLong();
         random.setSeed(seed);
@@ -83,16 +94,17 @@ class CrashRecoveryTest {
             } finally {
                 child.destroyForcibly();
             }
-            verify(acknowledged, acknowledgedTerm, "seed " + seed + ", iteration " + iteration);
+            verify(acknowledged, acknowledgedTerm, noDamageReport, "seed " + seed + ", iteration " + iteration);
         }
     }
 
-    private void verify(long acknowledged, long acknowledgedTerm, String context) {
+    private void verify(long acknowledged, long acknowledgedTerm, boolean noDamageReport, String context) {
         try (RocksDbStore store = RocksDbStore.open(dir.resolve("log"));
              FileMetaStorage meta = FileMetaStorage.open(dir.resolve("meta"))) {
             RocksDbLogStorage log = store.logStorage("crash");
-            // kill -9 tears no record (written data sits in the page cache): never reported as damage
-            assertNull(log.damageFoundAtOpen(), context);
+            if (noDamageReport) {
+                assertNull(log.damageFoundAtOpen(), context);
+            }
             assertEquals(1, log.firstLogIndex(), context);
             assertTrue(log.lastLogIndex() >= acknowledged,
                     "acknowledged " + acknowledged + " but only " + log.lastLogIndex() + " survived (" + context + ")");
