@@ -184,7 +184,7 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
             // Two heartbeat intervals: an awake leader's heartbeat comes within one.
             core.enableRestartProbe(2L * options.heartbeatIntervalMs(), now);
         }
-        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOutNow, this::now, this::onLaneOr, this::notRunning, mirror,
+        intake = new SnapshotIntake(new SnapshotIntake.Parts(core, this::carryOutNow, this::now, this::onLaneOr, this::halted, this::notRunning, mirror,
                 fsm, snapshots, logWriter), name, options.snapshotStorage(), snapshotLane, error -> lane.execute(() -> enterError(error)));
         // A background failure (a RocksDB flush on a full disk) means nothing more is durable.
         logStorage.onAsyncFailure(e -> lane.execute(() -> onLaneFailure(e)));
@@ -536,9 +536,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
      */
     public void halt() {
         halted = true;
-        if (intake != null) {
-            intake.stop();
-        }
         if (metrics != null) {
             metrics.close();
         }
@@ -555,9 +552,6 @@ public final class NodeImpl implements Node, RaftRequestHandler, ConnectionListe
     /** @param failed a failed node keeps its metrics registered: its gauges show it failed */
     private void stop(Status reason, boolean failed) {
         halted = true;
-        if (intake != null) {
-            intake.stop();
-        }
         mirror.roleSince = Instant.now();
         mirror.role = failed ? Role.ERROR : Role.SHUTDOWN;
         if (!failed) {

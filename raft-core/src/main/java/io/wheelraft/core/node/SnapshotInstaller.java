@@ -30,14 +30,15 @@ final class SnapshotInstaller {
     private final Install install;
     private final java.util.function.Consumer<io.wheelraft.core.Status> storageFailed;
     /**
-     * The node stopped: chunks still queued on the snapshot lane write and publish nothing. A
-     * halted node's storage is what the next incarnation opens, and a snapshot the old one
-     * published behind its back (after the new one had loaded an older snapshot) left that
-     * storage ahead of the node: it then refused every older snapshot a leader sent ("would
-     * replace a newer snapshot"), and the follower never caught up (RandomFaultSimulationTest,
-     * seeds 2745 and 2907 of 20,000).
+     * Whether the node has stopped or halted, and the failure its requests then get: chunks still
+     * queued on the snapshot lane write and publish nothing. A halted node's storage is what the
+     * next incarnation opens, and a snapshot the old one published behind its back (after the new
+     * one had loaded an older snapshot) left that storage ahead of the node: it then refused every
+     * older snapshot a leader sent ("would replace a newer snapshot"), and the follower never
+     * caught up (RandomFaultSimulationTest, seeds 2745 and 2907 of 20,000).
      */
-    private volatile boolean stopped;
+    private final java.util.function.BooleanSupplier halted;
+    private final java.util.function.Supplier<io.wheelraft.core.spi.TransportException> notRunning;
 
     /** Gets each complete, verified snapshot, with the answer to complete once it is installed and durable. */
     interface Install {
@@ -47,19 +48,20 @@ final class SnapshotInstaller {
     private SnapshotMeta receivingMeta;
     private SnapshotReceiver receiver;
 
-    /** @param storageFailed told when the snapshot storage fails (not bad data from the leader): the node stops */
+    /**
+     * @param storageFailed told when the snapshot storage fails (not bad data from the leader): the node stops
+     * @param halted        whether the node has stopped or halted (see {@link #halted})
+     */
     SnapshotInstaller(String name, SnapshotStorage storage, SerialLane lane, Install install,
-                      java.util.function.Consumer<io.wheelraft.core.Status> storageFailed) {
+                      java.util.function.Consumer<io.wheelraft.core.Status> storageFailed, java.util.function.BooleanSupplier halted,
+                      java.util.function.Supplier<io.wheelraft.core.spi.TransportException> notRunning) {
         this.storageFailed = storageFailed;
+        this.halted = halted;
+        this.notRunning = notRunning;
         this.name = name;
         this.storage = storage;
         this.lane = lane;
         this.install = install;
-    }
-
-    /** The node stopped or halted: from now on no chunk is written and no snapshot published. */
-    void stop() {
-        stopped = true;
     }
 
     /** Takes one chunk; {@code answer} completes with the reply for the leader ({@code term}: ours now). */
@@ -81,9 +83,8 @@ final class SnapshotInstaller {
     }
 
     private void onChunk(InstallSnapshotRequest req, long term, CompletableFuture<InstallSnapshotResponse> answer) {
-        if (stopped) {
-            answer.completeExceptionally(new io.wheelraft.core.spi.TransportException(io.wheelraft.core.spi.TransportException.Kind.NOT_FOUND,
-                    name + " is not running"));
+        if (halted.getAsBoolean()) {
+            answer.completeExceptionally(notRunning.get());
             return;
         }
         SnapshotMeta meta = req.getMeta();

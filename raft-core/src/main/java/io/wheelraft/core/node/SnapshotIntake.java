@@ -13,6 +13,7 @@ import io.wheelraft.proto.SnapshotMeta;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -28,7 +29,7 @@ final class SnapshotIntake {
 
     /** The parts of the node the intake works with. */
     record Parts(RaftCore core, Runnable carryOut, LongSupplier now, BiConsumer<Runnable, Runnable> onLaneOr,
-                 Supplier<TransportException> notRunning, NodeMirror mirror, FsmCaller fsm, SnapshotExecutor snapshots,
+                 BooleanSupplier halted, Supplier<TransportException> notRunning, NodeMirror mirror, FsmCaller fsm, SnapshotExecutor snapshots,
                  LogWriter logWriter) {
     }
 
@@ -37,12 +38,7 @@ final class SnapshotIntake {
 
     SnapshotIntake(Parts parts, String name, SnapshotStorage storage, SerialLane snapshotLane, Consumer<Status> storageFailed) {
         this.p = parts;
-        this.installer = new SnapshotInstaller(name, storage, snapshotLane, this::install, storageFailed);
-    }
-
-    /** The node stopped or halted: chunks still queued write and publish nothing (see {@link SnapshotInstaller#stop}). */
-    void stop() {
-        installer.stop();
+        this.installer = new SnapshotInstaller(name, storage, snapshotLane, this::install, storageFailed, parts.halted(), parts.notRunning());
     }
 
     /** A chunk from the leader: checked on the Raft lane, then written on the snapshot lane. */
