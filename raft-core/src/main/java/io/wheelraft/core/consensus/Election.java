@@ -836,7 +836,17 @@ final class Election {
     /** @param answered false: no answer came (a failure or timeout stands in as a refusal) */
     private void handleRequestVoteResponse(PeerId from, RequestVoteRequest req, RequestVoteResponse resp, boolean answered, long nowMs) {
         if (resp.getTerm() > core.term() && !resp.getGranted()) {
+            boolean ours = roundRunning(req);
             core.becomeFollower(resp.getTerm(), null, nowMs);
+            if (ours && answered) {
+                // A voter already in a later term refused our round for its term alone: it is
+                // reachable and said nothing against our log. Try again from the new term after
+                // the short retry pause (onElectionRetry checks the leader is still lost), not
+                // after an election timeout that failed rounds may have stretched eightfold: that
+                // left the only node holding the last committed entry idle for seconds after a
+                // partition healed, while the others could not win without it.
+                core.out().retryElection();
+            }
             return;
         }
         if (resp.getVoterYields() && !req.getPreVote() && core.role() == Role.CANDIDATE && req.getTerm() == core.term()) {

@@ -233,6 +233,48 @@ class RaftCoreElectionTest {
         assertSteppedDownTo(leader, 5);
     }
 
+    /**
+     * A voter already in the term our pre-vote asks for refuses it for that alone. We take its
+     * term and try again after the short retry pause, not after an election timeout (which failed
+     * rounds stretch up to eightfold): that left the only node holding the last committed entry
+     * idle for seconds after a partition healed, while the others could not win without it.
+     */
+    @Test
+    void aPreVoteRefusedForItsTermAloneIsRetriedFromTheNewTermSoon() {
+        CoreNode n = node(N1, 3);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        RecordingEffects.Send preVote = n.fx.takeOutbox().get(0);
+        assertTrue(preVote.isPreVote());
+        assertEquals(1, preVote.vote().getTerm());
+        n.fx.clear();
+
+        n.core.handleRequestVoteResponse(preVote.to(), preVote.vote(),
+                RequestVoteResponse.newBuilder().setTerm(1).setGranted(false).setReason("stale term 1 <= 1").build(), ELECTION_TIMEOUT_MS + 5);
+        assertEquals(1, n.core.term(), "takes the voter's term");
+        assertTrue(n.fx.events().contains(new RecordingEffects.ElectionRetry()), "no retry planned: " + n.fx.events());
+
+        n.fx.clear();
+        n.core.onElectionRetry(ELECTION_TIMEOUT_MS + 40);
+        List<RecordingEffects.Send> again = n.fx.takeOutbox();
+        assertEquals(2, again.size(), "the retry asks both voters again");
+        assertTrue(again.stream().allMatch(s -> s.isPreVote() && s.vote().getTerm() == 2), "a pre-vote for the term after the voter's: " + again);
+    }
+
+    /** An answer with a higher term to a round we left already only moves our term: nothing is retried for it. */
+    @Test
+    void aHigherTermInAnAnswerToAnOldRoundPlansNoRetry() {
+        CoreNode n = node(N1, 3);
+        n.core.onElectionTimeout(ELECTION_TIMEOUT_MS);
+        RecordingEffects.Send preVote = n.fx.takeOutbox().get(0);
+        n.core.handleAppendEntries(heartbeat(N2, 1), ELECTION_TIMEOUT_MS + 2); // a leader of term 1 speaks: the round ends
+        n.fx.clear();
+
+        n.core.handleRequestVoteResponse(preVote.to(), preVote.vote(),
+                RequestVoteResponse.newBuilder().setTerm(3).setGranted(false).build(), ELECTION_TIMEOUT_MS + 5);
+        assertEquals(3, n.core.term());
+        assertFalse(n.fx.events().contains(new RecordingEffects.ElectionRetry()), "retry planned for a round already left: " + n.fx.events());
+    }
+
     private static void assertSteppedDownTo(CoreNode n, long term) {
         assertEquals(Role.FOLLOWER, n.core.role());
         assertEquals(term, n.core.term());

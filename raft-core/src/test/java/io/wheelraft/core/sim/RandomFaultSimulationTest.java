@@ -61,6 +61,17 @@ class RandomFaultSimulationTest {
         }
     }
 
+    /**
+     * A seed beyond the default count that once stalled after healing: the only node holding the
+     * last committed entry had its pre-vote refused for its term alone (the others had moved on a
+     * term) and then waited out an election timeout that its failed rounds had stretched eightfold,
+     * longer than the test waits for a leader (found over 20,000 seeds).
+     */
+    @Test
+    void theNodeWithTheLongestLogCampaignsAgainSoonAfterItsTermWasRefused() {
+        runSeed(716, false, true);
+    }
+
     /** Joint-consensus changes (adds, removes, the leader included) interleaved with the same faults. */
     @Test
     void membershipChangesUnderFaultsStaySafeLinearizableAndLive() {
