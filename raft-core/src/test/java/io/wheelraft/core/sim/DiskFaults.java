@@ -19,22 +19,28 @@ final class DiskFaults {
     private final boolean[] diskBad;
     /** A tail loss is armed and takes effect when the member next starts. */
     private final boolean[] tailLossArmed;
+    /**
+     * The member was last seen stopped or repairing. A crash does not end that (the fence is
+     * durable, and the member is still repairing when it starts again), so a member down while
+     * fenced still counts against the minority; otherwise a second member could be damaged then,
+     * and with a majority fenced no leader can ever be elected (by design: see docs/storage.md).
+     */
+    private final boolean[] fenced;
 
     DiskFaults(SimCluster c) {
         this.c = c;
         this.diskBad = new boolean[c.size()];
         this.tailLossArmed = new boolean[c.size()];
+        this.fenced = new boolean[c.size()];
     }
 
     private boolean faulty(int i) {
         if (c.isUp(i)) {
             tailLossArmed[i] = false; // it started on the damaged log: the role tells the rest
+            Role role = c.node(i).status().role();
+            fenced[i] = role == Role.ERROR || role == Role.REPAIRING;
         }
-        if (diskBad[i] || tailLossArmed[i]) {
-            return true;
-        }
-        Role role = c.node(i).status().role();
-        return c.isUp(i) && (role == Role.ERROR || role == Role.REPAIRING);
+        return diskBad[i] || tailLossArmed[i] || fenced[i];
     }
 
     private int faultyCount() {
@@ -99,6 +105,7 @@ final class DiskFaults {
         c.crash(i, true);
         c.repairDisk(i);
         diskBad[i] = false;
+        fenced[i] = true; // it starts repairing; seen healthy only once caught up
         c.restart(i);
     }
 
