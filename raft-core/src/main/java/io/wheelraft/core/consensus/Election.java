@@ -454,10 +454,9 @@ final class Election {
      * elected again.
      */
     void endUndecidedPreVote(long nowMs) {
-        VoteTally t = tally;
-        if (preVoting() && candidacyAtMs == Long.MAX_VALUE && t.outcome(core.membership()) == VoteTally.Outcome.PENDING
-                && nowMs - preVoteStartedMs >= config.electionTimeoutMs()) {
-            LOST_ROUND_LOG.info(nowMs, "{} lost pre-vote for term {} (undecided after {} ms)", core.label(), t.term, nowMs - preVoteStartedMs);
+        // preVoting() with no candidacy planned means the round is still undecided (see preVoting).
+        if (preVoting() && candidacyAtMs == Long.MAX_VALUE && nowMs - preVoteStartedMs >= config.electionTimeoutMs()) {
+            LOST_ROUND_LOG.info(nowMs, "{} lost pre-vote for term {} (undecided after {} ms)", core.label(), tally.term, nowMs - preVoteStartedMs);
             failedRounds++;
             tally = null;
         }

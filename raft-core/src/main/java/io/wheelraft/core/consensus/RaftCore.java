@@ -206,18 +206,20 @@ public final class RaftCore {
      * (heartbeats only record contact). A reported break is left to its own, ranked timer
      * ({@link #onConnectionLostGraceElapsed}): this timer fires at a random moment, and acting on
      * the break here would start a later-ranked follower early, next to the first. Nor does it
-     * restart a pre-vote still waiting for answers (each ends within the vote RPC deadline).
+     * restart a pre-vote still waiting for answers (each ends within the vote RPC deadline, or as
+     * lost once undecided for an election timeout: {@link Election#endUndecidedPreVote}).
      */
     public void onElectionTimeout(long nowMs) {
         if (quiet()) {
             return; // a firing queued before the timers stopped
         }
         checkTransfer(nowMs);
-        if (role != Role.LEADER && role != Role.CANDIDATE) {
-            election.endUndecidedPreVote(nowMs);
+        if (role == Role.LEADER || role == Role.CANDIDATE) {
+            return;
         }
+        election.endUndecidedPreVote(nowMs);
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
-        if (role != Role.LEADER && role != Role.CANDIDATE && nowMs >= election.silentTurnAtMs() && !election.preVoting()
+        if (nowMs >= election.silentTurnAtMs() && !election.preVoting()
                 && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs) && !election.waitsForFreshDesignated(nowMs)) {
             election.startPreVote(nowMs);
         }

@@ -3,6 +3,7 @@ package io.wheelraft.core.node;
 import io.wheelraft.core.spi.SnapshotReader;
 import io.wheelraft.core.spi.SnapshotReceiver;
 import io.wheelraft.core.spi.SnapshotStorage;
+import io.wheelraft.core.spi.TransportException;
 import io.wheelraft.proto.InstallSnapshotRequest;
 import io.wheelraft.proto.InstallSnapshotResponse;
 import io.wheelraft.proto.SnapshotMeta;
@@ -10,6 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The follower's side of InstallSnapshot: writes the leader's chunks into a
@@ -37,8 +40,8 @@ final class SnapshotInstaller {
      * older snapshot a leader sent ("would replace a newer snapshot"), and the follower never
      * caught up (RandomFaultSimulationTest, seeds 2745 and 2907 of 20,000).
      */
-    private final java.util.function.BooleanSupplier halted;
-    private final java.util.function.Supplier<io.wheelraft.core.spi.TransportException> notRunning;
+    private final BooleanSupplier halted;
+    private final Supplier<TransportException> notRunning;
 
     /** Gets each complete, verified snapshot, with the answer to complete once it is installed and durable. */
     interface Install {
@@ -53,8 +56,8 @@ final class SnapshotInstaller {
      * @param halted        whether the node has stopped or halted (see {@link #halted})
      */
     SnapshotInstaller(String name, SnapshotStorage storage, SerialLane lane, Install install,
-                      java.util.function.Consumer<io.wheelraft.core.Status> storageFailed, java.util.function.BooleanSupplier halted,
-                      java.util.function.Supplier<io.wheelraft.core.spi.TransportException> notRunning) {
+                      java.util.function.Consumer<io.wheelraft.core.Status> storageFailed, BooleanSupplier halted,
+                      Supplier<TransportException> notRunning) {
         this.storageFailed = storageFailed;
         this.halted = halted;
         this.notRunning = notRunning;

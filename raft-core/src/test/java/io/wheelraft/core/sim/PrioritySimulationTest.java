@@ -189,21 +189,7 @@ class PrioritySimulationTest {
      */
     @Test
     void priorityZeroNodesNeverLeadUnderRandomFaults() {
-        String one = System.getProperty("wheelraft.sim.seed");
-        int seeds = Integer.getInteger("wheelraft.priority.seeds", 50);
-        long first = one != null ? Long.parseLong(one) : 1;
-        long last = one != null ? first : first + seeds - 1;
-        List<String> failures = new ArrayList<>();
-        for (long seed = first; seed <= last && failures.size() < 5; seed++) {
-            try {
-                randomFaultSeed(seed);
-            } catch (AssertionError | RuntimeException e) {
-                failures.add("seed " + seed + ": " + e.getMessage());
-            }
-        }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " seed(s) failed:\n" + String.join("\n", failures));
-        }
+        SeedSweep.run("wheelraft.priority.seeds", 50, PrioritySimulationTest::randomFaultSeed);
     }
 
     private static void randomFaultSeed(long seed) {

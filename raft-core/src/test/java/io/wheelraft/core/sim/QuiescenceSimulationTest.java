@@ -390,18 +390,7 @@ class QuiescenceSimulationTest {
     /** {@code -Dwheelraft.quiet.seeds=N} runs N seeds instead of 4; {@code -Dwheelraft.sim.seed=S} replays one. */
     @Test
     void randomFaultsOnQuietGroupsStayLinearizable() {
-        String one = System.getProperty("wheelraft.sim.seed");
-        long first = one != null ? Long.parseLong(one) : 1;
-        long last = one != null ? first : Integer.getInteger("wheelraft.quiet.seeds", 4);
-        List<String> failures = new ArrayList<>();
-        for (long seed = first; seed <= last && failures.size() < 5; seed++) {
-            try {
-                runRandomFaults(seed);
-            } catch (AssertionError | RuntimeException e) {
-                failures.add("seed " + seed + " (-Dwheelraft.sim.seed=" + seed + "): " + e.getMessage());
-            }
-        }
-        assertTrue(failures.isEmpty(), failures.size() + " seed(s) failed:\n" + String.join("\n", failures));
+        SeedSweep.run("wheelraft.quiet.seeds", 4, QuiescenceSimulationTest::runRandomFaults);
     }
 
     private static void runRandomFaults(long seed) {

@@ -12,7 +12,6 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Many seeds of random crashes (kills and hangs), restarts, partitions, broken connections between
@@ -79,24 +78,7 @@ class RandomFaultSimulationTest {
     }
 
     private static void runSeeds(int defaultSeeds, boolean churn, boolean diskFaults) {
-        String one = System.getProperty("wheelraft.sim.seed");
-        int seeds = Integer.getInteger("wheelraft.sim.seeds", defaultSeeds);
-        List<String> failures = new ArrayList<>();
-        long first = one != null ? Long.parseLong(one) : 1;
-        long last = one != null ? first : first + seeds - 1;
-        for (long seed = first; seed <= last; seed++) {
-            try {
-                runSeed(seed, churn, diskFaults);
-            } catch (AssertionError | RuntimeException e) {
-                failures.add("seed " + seed + ": " + e.getMessage() + " (replay with -Dwheelraft.sim.seed=" + seed + ")");
-                if (failures.size() >= 5) {
-                    break;
-                }
-            }
-        }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " seed(s) failed:\n" + String.join("\n", failures));
-        }
+        SeedSweep.run("wheelraft.sim.seeds", defaultSeeds, seed -> runSeed(seed, churn, diskFaults));
     }
 
     static void runSeed(long seed, boolean churn, boolean diskFaults) {

@@ -8,15 +8,12 @@ import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Random faults on clusters with a witness: two data members and a witness (even seeds), or four
@@ -38,24 +35,7 @@ class WitnessRandomFaultSimulationTest {
 
     @Test
     void everySeedWithAWitnessStaysSafeLinearizableAndLive() {
-        String one = System.getProperty("wheelraft.sim.seed");
-        int seeds = Integer.getInteger("wheelraft.sim.witnessSeeds", 40);
-        long first = one != null ? Long.parseLong(one) : 1;
-        long last = one != null ? first : first + seeds - 1;
-        List<String> failures = new ArrayList<>();
-        for (long seed = first; seed <= last; seed++) {
-            try {
-                runSeed(seed);
-            } catch (AssertionError | RuntimeException e) {
-                failures.add("seed " + seed + ": " + e.getMessage() + " (replay with -Dwheelraft.sim.seed=" + seed + ")");
-                if (failures.size() >= 5) {
-                    break;
-                }
-            }
-        }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " seed(s) failed:\n" + String.join("\n", failures));
-        }
+        SeedSweep.run("wheelraft.sim.witnessSeeds", 40, WitnessRandomFaultSimulationTest::runSeed);
     }
 
     private static void runSeed(long seed) {
