@@ -112,12 +112,17 @@ final class FollowerReplication {
             RaftLog.PersistRequest work = core.log().appendFromLeader(prev, entries);
             if (work != null) {
                 long firstNew = work.entries().get(0).getIndex();
+                boolean reverted = false;
                 if (firstNew <= lastBefore) {
                     core.out().event(new Ready.EntriesDiscarded(firstNew));
+                    Membership before = core.memberships().current();
                     core.memberships().truncateAfter(firstNew - 1);
+                    // A configuration only this log held is gone: the one before it is in effect
+                    // again, even when the leader's entries bring none of their own.
+                    reverted = core.memberships().current() != before;
                 }
                 core.out().logWrite(work.truncateAfter(), work.entries(), false);
-                core.trackConfigurations(work.entries(), nowMs);
+                core.trackConfigurations(work.entries(), reverted, nowMs);
             }
         }
         long lastNew = prev + entries.size();

@@ -611,7 +611,15 @@ public final class RaftCore {
     }
 
     void trackConfigurations(List<LogEntry> entries, long nowMs) {
-        boolean changed = false;
+        trackConfigurations(entries, false, nowMs);
+    }
+
+    /**
+     * Records the configurations among {@code entries}; the membership changed (its observers
+     * hear of it) if they hold one or if {@code alreadyChanged} (a truncation reverted one).
+     */
+    void trackConfigurations(List<LogEntry> entries, boolean alreadyChanged, long nowMs) {
+        boolean changed = alreadyChanged;
         for (LogEntry e : entries) {
             if (e.getType() == EntryType.ENTRY_TYPE_CONFIGURATION) {
                 memberships.add(Membership.fromEntry(e.getConfiguration(), e.getIndex()));

@@ -8,6 +8,7 @@ import io.wheelraft.proto.LogEntry;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Set;
 
 import static io.wheelraft.core.consensus.CoreNode.ELECTION_TIMEOUT_MS;
 import static io.wheelraft.core.consensus.CoreNode.config;
@@ -65,6 +66,29 @@ class RaftCoreReplicationTest {
         assertEquals(false, tooShort.getSuccess());
         assertEquals(0, tooShort.getConflictTerm());
         assertEquals(6, tooShort.getConflictIndex(), "a follower that is too short names its next index");
+    }
+
+    /**
+     * A configuration entry that only this follower's log held (an old leader's, never
+     * committed) is cut by the new leader's entries, which bring no configuration of their own:
+     * the one before is in effect again, and the node and its role hear of it.
+     */
+    @Test
+    void followerRevertsAConfigurationThatATruncationRemoved() {
+        CoreNode f = CoreNode.create(N3, peers(3), 2, new long[] {1, 1}, 0);
+        Membership demoted = new Membership(new io.wheelraft.core.Configuration(List.of(N1, N2), List.of(N3)), null, 3);
+        LogEntry change = LogEntry.newBuilder().setIndex(3).setTerm(2).setType(io.wheelraft.proto.EntryType.ENTRY_TYPE_CONFIGURATION)
+                .setConfiguration(demoted.toEntry()).build();
+        assertTrue(f.core.handleAppendEntries(append(N1, 2, 2, 1, 0, change), 10).response().getSuccess());
+        assertEquals(Role.LEARNER, f.core.role(), "the appended configuration is in effect at once");
+        f.fx.events().clear();
+
+        assertTrue(f.core.handleAppendEntries(append(N2, 3, 2, 1, 0, data(3, 3, "x")), 20).response().getSuccess());
+        assertEquals(Set.of(N1, N2, N3), f.core.memberships().current().voters(), "the configuration before the cut one");
+        assertEquals(Role.FOLLOWER, f.core.role(), "a voter again");
+        List<RecordingEffects.MembershipChange> changes = f.fx.all(RecordingEffects.MembershipChange.class);
+        assertEquals(1, changes.size(), "the shell must hear of the reverted membership: " + f.fx.events());
+        assertEquals(Set.of(N1, N2, N3), changes.get(0).membership().voters());
     }
 
     @Test

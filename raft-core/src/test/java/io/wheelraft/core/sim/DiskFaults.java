@@ -26,9 +26,22 @@ final class DiskFaults {
      * and with a majority fenced no leader can ever be elected (by design: see docs/storage.md).
      */
     private final boolean[] fenced;
+    /** How many members may be faulty at once. */
+    private final int maxFaulty;
 
+    /** Faults on at most a minority of all the cluster's nodes (every node a voter). */
     DiskFaults(SimCluster c) {
+        this(c, (c.size() - 1) / 2);
+    }
+
+    /**
+     * Faults on at most {@code maxFaulty} nodes at a time: with membership changes, what is a
+     * minority depends on the configuration of the moment, so the caller bounds it for every
+     * configuration it lets the cluster reach.
+     */
+    DiskFaults(SimCluster c, int maxFaulty) {
         this.c = c;
+        this.maxFaulty = maxFaulty;
         this.diskBad = new boolean[c.size()];
         this.tailLossArmed = new boolean[c.size()];
         this.fenced = new boolean[c.size()];
@@ -61,7 +74,7 @@ final class DiskFaults {
             }
             return;
         }
-        if (faultyCount() + 1 > (c.size() - 1) / 2) {
+        if (faultyCount() + 1 > maxFaulty) {
             return; // a majority must keep sound disks
         }
         SimLogStorage log = c.simLog(victim);
