@@ -18,7 +18,7 @@ final class Progress {
     State state = State.PROBE;
     /** Appends carrying entries sent and not yet answered (the pipelining window). */
     int inflight;
-    /** In PROBE, an append is out and we wait for its answer before sending another. */
+    /** In PROBE, an append is out and we wait for its answer before sending another, or the last one failed and we wait for a heartbeat answer. */
     boolean probeOutstanding;
     /** Clock (ms) of the last answer of any kind in the current term; check-quorum uses it. */
     long lastResponseMs;

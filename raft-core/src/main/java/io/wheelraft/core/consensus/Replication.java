@@ -464,7 +464,13 @@ final class Replication implements PriorityHandover.Followers {
         }
     }
 
-    /** An append got no answer (peer unreachable, timed out). Heartbeats drive the retry. */
+    /**
+     * An append got no answer (peer unreachable, timed out, refused). Heartbeats drive the retry:
+     * the follower gets no append until it answers a heartbeat (etcd raft pauses its probe on
+     * MsgUnreachable alike). Without the pause every proposal batch sent the follower a new probe,
+     * its entries read back from storage, to fail again at once: with a member's process gone,
+     * each write to each of its groups paid for that.
+     */
     void onFailure(PeerId peer, AppendEntriesRequest req) {
         Progress pr = progress.get(peer);
         if (pr == null) {
@@ -478,6 +484,9 @@ final class Replication implements PriorityHandover.Followers {
         if (pr.state == Progress.State.REPLICATE) {
             pr.becomeProbe(); // later appends in the window cannot match once one is lost
             pr.next = pr.match + 1;
+        }
+        if (pr.state == Progress.State.PROBE) {
+            pr.probeOutstanding = true; // paused: a heartbeat answer resumes it (onResponse)
         }
     }
 

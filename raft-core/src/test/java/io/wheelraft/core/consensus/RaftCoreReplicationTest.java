@@ -268,15 +268,51 @@ class RaftCoreReplicationTest {
 
         leader.core.handleAppendEntriesFailure(N2, window.get(0).append());
         leader.core.propose(leader.commands(1), T0 + 2);
+        assertTrue(outboxTo(leader.fx.takeOutbox(), N2).isEmpty(), "after a failed append the follower gets none until it answers a heartbeat");
+
+        leader.core.onHeartbeatTimeout(T0 + 100);
+        List<RecordingEffects.Send> heartbeat = outboxTo(leader.fx.takeOutbox(), N2);
+        assertEquals(1, heartbeat.size());
+        assertTrue(heartbeat.get(0).append().getHeartbeat());
+        deliver(leader, n2, heartbeat.get(0).append(), T0 + 101);
         List<RecordingEffects.Send> probe = outboxTo(leader.fx.takeOutbox(), N2);
-        assertEquals(1, probe.size(), "probing sends one append at a time");
+        assertEquals(1, probe.size(), "the heartbeat's answer resumes probing, one append at a time");
         assertEquals(1, probe.get(0).append().getPrevLogIndex(), "the probe restarts right after the last known match");
-        leader.core.propose(leader.commands(1), T0 + 3);
+        leader.core.propose(leader.commands(1), T0 + 102);
         assertTrue(outboxTo(leader.fx.takeOutbox(), N2).isEmpty(), "a second append while the probe is unanswered");
 
-        deliver(leader, n2, probe.get(0).append(), T0 + 4);
+        deliver(leader, n2, probe.get(0).append(), T0 + 103);
         assertEquals(3, leader.core.followerMatchIndexes().get(N2));
         assertEquals(3, outboxTo(leader.fx.takeOutbox(), N2).size(), "an answered probe returns to pipelining");
+    }
+
+    /** A follower whose process is gone: each proposal would otherwise send it a probe, read from storage, that fails at once. */
+    @Test
+    void aProbeThatFailedWaitsForAHeartbeatAnswerNotForTheNextProposal() {
+        CoreNode leader = CoreNode.create(config(N1, 3, 2), peers(3), 0, new long[] {}, 0);
+        CoreNode n2 = CoreNode.create(N2, peers(3), 0, new long[] {}, 0);
+        CoreNode n3 = CoreNode.create(N3, peers(3), 0, new long[] {}, 0);
+        leader.electByHand(T0);
+        new CoreRouter(List.of(leader, n2, n3)).settle(T0);
+        leader.core.propose(leader.commands(2), T0 + 1);
+        leader.core.handleAppendEntriesFailure(N2, outboxTo(leader.fx.takeOutbox(), N2).get(0).append());
+
+        for (int i = 0; i < 5; i++) { // writes go on, and every send to n2 fails
+            leader.core.propose(leader.commands(1), T0 + 2 + i);
+            assertTrue(outboxTo(leader.fx.takeOutbox(), N2).isEmpty(), "proposal " + i + " sent n2 an append");
+        }
+        leader.core.onHeartbeatTimeout(T0 + 100);
+        AppendEntriesRequest heartbeat = outboxTo(leader.fx.takeOutbox(), N2).get(0).append();
+        leader.core.handleAppendEntriesFailure(N2, heartbeat);
+        leader.core.propose(leader.commands(1), T0 + 101);
+        assertTrue(outboxTo(leader.fx.takeOutbox(), N2).isEmpty(), "a failed heartbeat resumes nothing");
+
+        leader.core.onHeartbeatTimeout(T0 + 200);
+        deliver(leader, n2, outboxTo(leader.fx.takeOutbox(), N2).get(0).append(), T0 + 201);
+        List<RecordingEffects.Send> probe = outboxTo(leader.fx.takeOutbox(), N2);
+        assertEquals(1, probe.size(), "an answered heartbeat resumes the probe");
+        deliver(leader, n2, probe.get(0).append(), T0 + 202);
+        assertEquals(3, leader.core.followerMatchIndexes().get(N2));
     }
 
     // ------------------------------------------------------------ check-quorum
