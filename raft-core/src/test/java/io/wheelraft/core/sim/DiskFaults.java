@@ -4,6 +4,7 @@ import io.wheelraft.core.Role;
 import io.wheelraft.core.spi.StorageException;
 
 import java.util.Random;
+import java.util.function.IntPredicate;
 
 /**
  * Random disk faults for the random-fault simulation, on at most a minority of the members at a
@@ -29,19 +30,25 @@ final class DiskFaults {
     /** How many members may be faulty at once. */
     private final int maxFaulty;
 
+    /** Which members may be damaged at all. */
+    private final IntPredicate mayDamage;
+
     /** Faults on at most a minority of all the cluster's nodes (every node a voter). */
     DiskFaults(SimCluster c) {
-        this(c, (c.size() - 1) / 2);
+        this(c, (c.size() - 1) / 2, i -> true);
     }
 
     /**
-     * Faults on at most {@code maxFaulty} nodes at a time: with membership changes, what is a
-     * minority depends on the configuration of the moment, so the caller bounds it for every
+     * Faults on at most {@code maxFaulty} nodes at a time, each one that {@code mayDamage}
+     * accepts: with membership changes, what is a minority depends on the configuration of the
+     * moment, and with a witness, which holds no data, a damaged data member may have held the
+     * only copy of entries the witness acknowledged; so the caller bounds the faults for every
      * configuration it lets the cluster reach.
      */
-    DiskFaults(SimCluster c, int maxFaulty) {
+    DiskFaults(SimCluster c, int maxFaulty, IntPredicate mayDamage) {
         this.c = c;
         this.maxFaulty = maxFaulty;
+        this.mayDamage = mayDamage;
         this.diskBad = new boolean[c.size()];
         this.tailLossArmed = new boolean[c.size()];
         this.fenced = new boolean[c.size()];
@@ -74,7 +81,7 @@ final class DiskFaults {
             }
             return;
         }
-        if (faultyCount() + 1 > maxFaulty) {
+        if (!mayDamage.test(victim) || faultyCount() + 1 > maxFaulty) {
             return; // a majority must keep sound disks
         }
         SimLogStorage log = c.simLog(victim);
