@@ -87,11 +87,19 @@ final class Outbox {
         if (message instanceof Ready.VoteRequest v) {
             // Not postHere: winning a round writes the new term and vote synchronously, and that
             // fsync must not run on (and stall) the gRPC I/O thread that delivered the answer.
+            // handle, not whenComplete: the latter fails its own (unused) future with a new
+            // CompletionException, stack trace and all, for every failed send.
             transport.requestVote(v.to(), v.request(), voteTimeoutMs.getAsLong())
-                    .whenComplete((resp, err) -> post.accept(() -> answers.vote(v.to(), v.request(), resp, notHosted(err))));
+                    .handle((resp, err) -> {
+                        post.accept(() -> answers.vote(v.to(), v.request(), resp, notHosted(err)));
+                        return null;
+                    });
         } else if (message instanceof Ready.AppendRequest a) {
             transport.appendEntries(a.to(), a.request(), rpcTimeoutMs)
-                    .whenComplete((resp, err) -> postHere.accept(() -> answers.append(a.to(), a.request(), resp)));
+                    .handle((resp, err) -> {
+                        postHere.accept(() -> answers.append(a.to(), a.request(), resp));
+                        return null;
+                    });
         } else if (message instanceof Ready.TimeoutNow n) {
             transport.timeoutNow(n.to(), n.request(), rpcTimeoutMs);
         } else if (message instanceof Ready.SnapshotTransfer s) {
