@@ -115,11 +115,9 @@ final class FollowerReplication {
                 boolean reverted = false;
                 if (firstNew <= lastBefore) {
                     core.out().event(new Ready.EntriesDiscarded(firstNew));
-                    Membership before = core.memberships().current();
-                    core.memberships().truncateAfter(firstNew - 1);
                     // A configuration only this log held is gone: the one before it is in effect
                     // again, even when the leader's entries bring none of their own.
-                    reverted = core.memberships().current() != before;
+                    reverted = core.memberships().truncateAfter(firstNew - 1);
                 }
                 core.out().logWrite(work.truncateAfter(), work.entries(), false);
                 core.trackConfigurations(work.entries(), reverted, nowMs);

@@ -31,10 +31,17 @@ public final class MembershipLog {
         history.add(base);
     }
 
-    /** Drops memberships introduced after {@code lastKept}; the base one always stays. */
-    public void truncateAfter(long lastKept) {
+    /**
+     * Drops memberships introduced after {@code lastKept}; the base one always stays.
+     *
+     * @return true if one was dropped (an earlier one is in effect again)
+     */
+    public boolean truncateAfter(long lastKept) {
+        boolean dropped = false;
         while (history.size() > 1 && current().index() > lastKept) {
             history.remove(history.size() - 1);
+            dropped = true;
         }
+        return dropped;
     }
 }

@@ -45,6 +45,19 @@ class RaftCoreReplicationTest {
         return outbox.stream().filter(s -> s.isAppend() && s.to().equals(to)).toList();
     }
 
+    /**
+     * n1 leading n2 and n3 with a window of three appends of at most two entries each, both
+     * followers matched and so replicating: {leader, n2, n3}.
+     */
+    private static CoreNode[] replicatingGroupOfThree() {
+        CoreNode leader = CoreNode.create(config(N1, 3, 2), peers(3), 0, new long[] {}, 0);
+        CoreNode n2 = CoreNode.create(N2, peers(3), 0, new long[] {}, 0);
+        CoreNode n3 = CoreNode.create(N3, peers(3), 0, new long[] {}, 0);
+        leader.electByHand(T0);
+        new CoreRouter(List.of(leader, n2, n3)).settle(T0);
+        return new CoreNode[] {leader, n2, n3};
+    }
+
     /** Delivers one append to a follower and its (durable) answer back to the leader. */
     private static void deliver(CoreNode leader, CoreNode follower, AppendEntriesRequest req, long nowMs) {
         RaftCore.AppendResult r = follower.core.handleAppendEntries(req, nowMs);
@@ -236,11 +249,9 @@ class RaftCoreReplicationTest {
 
     @Test
     void pipelinesAppendsUpToTheInflightWindow() {
-        CoreNode leader = CoreNode.create(config(N1, 3, 2), peers(3), 0, new long[] {}, 0);
-        CoreNode n2 = CoreNode.create(N2, peers(3), 0, new long[] {}, 0);
-        CoreNode n3 = CoreNode.create(N3, peers(3), 0, new long[] {}, 0);
-        leader.electByHand(T0);
-        new CoreRouter(List.of(leader, n2, n3)).settle(T0); // both followers matched: replicating
+        CoreNode[] group = replicatingGroupOfThree();
+        CoreNode leader = group[0];
+        CoreNode n2 = group[1];
 
         leader.core.propose(leader.commands(20), T0 + 1);
         List<RecordingEffects.Send> window = outboxTo(leader.fx.takeOutbox(), N2);
@@ -257,11 +268,9 @@ class RaftCoreReplicationTest {
 
     @Test
     void failedAppendDropsAReplicatingFollowerBackToProbing() {
-        CoreNode leader = CoreNode.create(config(N1, 3, 2), peers(3), 0, new long[] {}, 0);
-        CoreNode n2 = CoreNode.create(N2, peers(3), 0, new long[] {}, 0);
-        CoreNode n3 = CoreNode.create(N3, peers(3), 0, new long[] {}, 0);
-        leader.electByHand(T0);
-        new CoreRouter(List.of(leader, n2, n3)).settle(T0);
+        CoreNode[] group = replicatingGroupOfThree();
+        CoreNode leader = group[0];
+        CoreNode n2 = group[1];
         leader.core.propose(leader.commands(6), T0 + 1);
         List<RecordingEffects.Send> window = outboxTo(leader.fx.takeOutbox(), N2);
         assertEquals(3, window.size());
@@ -289,11 +298,9 @@ class RaftCoreReplicationTest {
     /** A follower whose process is gone: each proposal would otherwise send it a probe, read from storage, that fails at once. */
     @Test
     void aProbeThatFailedWaitsForAHeartbeatAnswerNotForTheNextProposal() {
-        CoreNode leader = CoreNode.create(config(N1, 3, 2), peers(3), 0, new long[] {}, 0);
-        CoreNode n2 = CoreNode.create(N2, peers(3), 0, new long[] {}, 0);
-        CoreNode n3 = CoreNode.create(N3, peers(3), 0, new long[] {}, 0);
-        leader.electByHand(T0);
-        new CoreRouter(List.of(leader, n2, n3)).settle(T0);
+        CoreNode[] group = replicatingGroupOfThree();
+        CoreNode leader = group[0];
+        CoreNode n2 = group[1];
         leader.core.propose(leader.commands(2), T0 + 1);
         leader.core.handleAppendEntriesFailure(N2, outboxTo(leader.fx.takeOutbox(), N2).get(0).append());
 

@@ -7,8 +7,9 @@ import java.util.Random;
 import java.util.function.IntPredicate;
 
 /**
- * Random disk faults for the random-fault simulation, on at most a minority of the members at a
- * time (a member counts from the fault until it is repaired and votes again): a synced log tail
+ * Random disk faults for the random-fault simulations, on a bounded number of members at a time
+ * (a minority unless the caller sets a tighter bound; a member counts from the fault until it is
+ * repaired and votes again): a synced log tail
  * lost at restart, an entry that no longer reads back, failed log or meta writes (a full or
  * failing disk), a background storage failure, and the operator repairing a failed disk (the
  * member restarts on it, fenced, and is repaired from the leader). Simulation thread only.
@@ -82,7 +83,7 @@ final class DiskFaults {
             return;
         }
         if (!mayDamage.test(victim) || faultyCount() + 1 > maxFaulty) {
-            return; // a majority must keep sound disks
+            return; // not this member, or a majority (of every configuration) must keep sound disks
         }
         SimLogStorage log = c.simLog(victim);
         switch (r.nextInt(5)) {
