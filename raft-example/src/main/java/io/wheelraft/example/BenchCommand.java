@@ -38,11 +38,18 @@ final class BenchCommand implements Callable<Integer> {
             description = "Spread the increments over counter groups 0..N-1 (servers started with --groups N), a random group per increment (a RaftClient per group, all sharing one connection per server and one timer). Default: the one counter.")
     Integer groups;
 
+    @Option(names = "--every-ms", paramLabel = "MS",
+            description = "Also print the throughput of every MS milliseconds, warm-up included, one line each on standard error (see ThroughputTimeline); for watching what a fault does to the writes. Default: off.")
+    Integer everyMs;
+
     @Override
     public Integer call() throws Exception {
         var endpoints = Addresses.endpoints(Addresses.parseList("--peers", peers));
         if (concurrency <= 0 || durationSecs <= 0 || warmupSecs < 0) {
             throw CliException.usage("--concurrency and --duration must be positive and --warmup >= 0");
+        }
+        if (everyMs != null && everyMs < 10) {
+            throw CliException.usage("--every-ms must be at least 10, was " + everyMs);
         }
         if (groups != null && groups < 1) {
             throw CliException.usage("--groups must be at least 1, was " + groups);
@@ -54,13 +61,15 @@ final class BenchCommand implements Callable<Integer> {
                 throw CliException.failed("cannot reach the cluster: " + probe.reason());
             }
             LoadGenerator load = new LoadGenerator(cluster, groupIds, concurrency, 10_000, 2_000, true);
+            long loadStart = System.nanoTime();
             load.start();
+            ThroughputTimeline timeline = everyMs == null ? null
+                    : new ThroughputTimeline(load::acked, load::unknown, load::failed, loadStart, System.err::println);
             MeasuredWindow window;
             try {
-                TimeUnit.SECONDS.sleep(warmupSecs); // the warm-up period itself
-                long start = System.nanoTime();
+                long start = waitUntil(loadStart + TimeUnit.SECONDS.toNanos(warmupSecs), loadStart, timeline); // the warm-up
                 window = load.measure(start, start + TimeUnit.SECONDS.toNanos(durationSecs));
-                TimeUnit.SECONDS.sleep(durationSecs); // the measured period itself (the window's end is fixed above)
+                waitUntil(start + TimeUnit.SECONDS.toNanos(durationSecs), loadStart, timeline); // the window; its end is fixed above
             } finally {
                 load.stop();
             }
@@ -79,5 +88,29 @@ final class BenchCommand implements Callable<Integer> {
             }
             return 0;
         }
+    }
+
+    /**
+     * Sleeps until {@code deadlineNanos}, sampling {@code timeline} (if any) every {@code --every-ms}
+     * counted from {@code originNanos}; returns the time it woke at.
+     */
+    private long waitUntil(long deadlineNanos, long originNanos, ThroughputTimeline timeline) throws InterruptedException {
+        long now = System.nanoTime();
+        if (timeline == null) {
+            TimeUnit.NANOSECONDS.sleep(deadlineNanos - now);
+            return System.nanoTime();
+        }
+        long step = TimeUnit.MILLISECONDS.toNanos(everyMs);
+        while (deadlineNanos - now > 0) {
+            long nextSample = originNanos + ((now - originNanos) / step + 1) * step;
+            long wake = nextSample - deadlineNanos < 0 ? nextSample : deadlineNanos;
+            TimeUnit.NANOSECONDS.sleep(wake - now);
+            now = System.nanoTime();
+            if (now - nextSample >= 0) {
+                timeline.sample(now);
+                System.err.flush();
+            }
+        }
+        return now;
     }
 }

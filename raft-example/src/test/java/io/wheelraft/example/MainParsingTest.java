@@ -195,6 +195,7 @@ class MainParsingTest {
     void benchRejectsBadNumbers() {
         assertOneLineError(run("bench", "--peers", "127.0.0.1:1", "--concurrency", "0"), 2, "--concurrency");
         assertOneLineError(run("bench", "--peers", "127.0.0.1:1", "--duration", "x"), 2, "'x'");
+        assertOneLineError(run("bench", "--peers", "127.0.0.1:1", "--every-ms", "5"), 2, "--every-ms must be at least 10");
     }
 
     @Test
