@@ -10,7 +10,6 @@ import io.wheelraft.core.sim.linearizability.CounterModel;
 import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -68,7 +67,7 @@ class PrioritySimulationTest {
         void assertLinearizable() {
             load.stop();
             assertTrue(runUntil(load::idle, 20L * T), "clients still waiting; " + c.replayHint());
-            CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), Duration.ofSeconds(20));
+            CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), CheckBudget.limit());
             assertTrue(verdict.isLinearizable(), "history not linearizable: " + verdict + "; " + c.replayHint());
             assertTrue(load.acknowledged() > 0, "no write was acknowledged; " + c.replayHint());
         }

@@ -6,7 +6,6 @@ import io.wheelraft.core.sim.linearizability.CounterModel;
 import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -402,7 +401,7 @@ class QuiescenceSimulationTest {
         assertTrue(s.runUntil(() -> allQuiet(s, 3), 60L * T), "not all quiet after healing: " + s.quietMembers() + "; " + s.replayHint());
         for (int g = 0; g < 2; g++) {
             CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, loads.get(g).history(),
-                    Duration.ofSeconds(20));
+                    CheckBudget.limit());
             assertTrue(verdict.isLinearizable(), "group " + g + " not linearizable: " + verdict + "; " + s.replayHint());
             SimCluster c = s.group(g);
             long value = ((CounterFsm) c.stateMachine(c.leaderIndex())).value();

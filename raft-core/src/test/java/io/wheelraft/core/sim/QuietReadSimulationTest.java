@@ -6,7 +6,6 @@ import io.wheelraft.core.sim.linearizability.CounterModel;
 import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -154,7 +153,7 @@ class QuietReadSimulationTest {
         for (int g = 0; g < loads.size(); g++) {
             CounterWorkload load = loads.get(g);
             CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(),
-                    Duration.ofSeconds(20));
+                    CheckBudget.limit());
             assertTrue(verdict.isLinearizable(), "seed " + seed + ", group " + g + " not linearizable: " + verdict + "; " + s.replayHint());
             assertTrue(load.acknowledged() > 0, "seed " + seed + ", group " + g + ": no operation acknowledged");
         }

@@ -5,7 +5,6 @@ import io.wheelraft.core.sim.linearizability.CounterModel;
 import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -197,7 +196,7 @@ class RandomFaultSimulationTest {
         for (int i : members) {
             assertEquals(value, ((CounterFsm) c.stateMachine(i)).value(), "node " + i + " diverged; " + c.replayHint());
         }
-        CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), Duration.ofSeconds(20));
+        CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), CheckBudget.limit());
         assertTrue(verdict.isLinearizable(), "history of " + load.history().size() + " ops not linearizable: " + verdict + "; " + c.replayHint());
     }
 

@@ -7,7 +7,6 @@ import io.wheelraft.core.sim.linearizability.CounterModel;
 import io.wheelraft.core.sim.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.Random;
 import java.util.Set;
 
@@ -132,7 +131,7 @@ class WitnessRandomFaultSimulationTest {
             }
         }
         assertEquals(0, c.network().voteRequestsSentBy(c.peer(witness).endpoint()), "the witness asked for votes; " + c.replayHint());
-        CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), Duration.ofSeconds(20));
+        CheckResult<CounterModel.Input, Long> verdict = LinearizabilityChecker.check(CounterModel.INSTANCE, load.history(), CheckBudget.limit());
         assertTrue(verdict.isLinearizable(), "history of " + load.history().size() + " ops not linearizable: " + verdict + "; " + c.replayHint());
     }
 
