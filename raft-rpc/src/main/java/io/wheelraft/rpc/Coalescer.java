@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,13 @@ import java.util.function.ToIntFunction;
  *       everything queued before it. If another thread is already feeding the sink, it takes the
  *       item along instead, right after its current batch: under load the threads of a process
  *       hand their items to whichever one is sending, and batches form by themselves.</li>
+ *   <li>Once the sink's event loop is known ({@link #sendOn}), an urgent item that finds no
+ *       thread sending is sent by a task on that loop instead of on the adding thread. gRPC
+ *       writes a stream's messages on its loop anyway, so this costs no extra wake-up; but what
+ *       other threads (other groups' lanes, the loop's own later tasks) add before the task runs
+ *       leaves in the same message. When many groups each send one item at about the same time
+ *       (writes spread over groups), this turns one message per group into one per loop turn,
+ *       and the busier the loop, the more each message carries.</li>
  *   <li>An item that may wait (a timer heartbeat, or the answer to one) waits at most
  *       {@code delay} for company: the first one queued schedules a flush. Heartbeats of many
  *       groups fire at independent moments; this is what lets one message per process pair
@@ -51,6 +59,8 @@ final class Coalescer<T> {
     /** A delayed flush is scheduled. Guarded by this. */
     private boolean flushScheduled;
     private boolean closed;
+    /** The sink's event loop, once known; null until then (items go out on the adding thread). */
+    private volatile Executor loop;
 
     /**
      * @param sink receives each batch; must not throw (a stream's send catches its own failures)
@@ -64,6 +74,14 @@ final class Coalescer<T> {
         this.maxBatchBytes = maxBatchBytes;
         this.sizeOf = sizeOf;
         this.sink = sink;
+    }
+
+    /**
+     * From now on, urgent items that find no thread sending are sent by a task on {@code sinkLoop}
+     * (the event loop that writes the sink's messages); null keeps them on the adding thread.
+     */
+    void sendOn(Executor sinkLoop) {
+        this.loop = sinkLoop;
     }
 
     /** Queues {@code item}; an urgent one is sent before this returns, unless another thread is sending (then it takes it along). */
@@ -93,7 +111,22 @@ final class Coalescer<T> {
                 return false;
             }
             flushing = true;
+            Executor l = loop;
+            if (l != null && postDrain(l)) {
+                return false; // the loop's task sends it, with whatever joins it before then
+            }
             return true;
+        }
+    }
+
+    /** Under the lock, {@link #flushing} set; false if the loop refused the task (it is shutting down). */
+    private boolean postDrain(Executor l) {
+        try {
+            l.execute(this::drain);
+            return true;
+        } catch (RejectedExecutionException e) {
+            loop = null;
+            return false;
         }
     }
 

@@ -294,6 +294,8 @@ final class PeerPipe {
         long nextCallId = 1;
         volatile Throwable cause;
         volatile boolean dead;
+        /** Set by the first answer, on the stream's event loop. */
+        private boolean loopKnown;
 
         /** Sends one batch; the outbox never calls this from two threads at once. */
         private void write(java.util.List<PeerFrame> batch) {
@@ -316,6 +318,11 @@ final class PeerPipe {
 
         @Override
         public void onNext(PeerResults results) {
+            if (!loopKnown) {
+                // Answers arrive on the loop that also writes this stream's requests (direct executor).
+                loopKnown = true;
+                outbox.sendOn(TransportEventLoops.currentLoop());
+            }
             liveness.heard(System.nanoTime());
             answerMessages.increment();
             for (PeerResult result : results.getResultsList()) {

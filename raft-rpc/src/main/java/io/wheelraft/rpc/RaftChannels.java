@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.wheelraft.core.PeerId;
 
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +27,17 @@ public final class RaftChannels {
      */
     public static ManagedChannel open(String endpoint, RpcOptions options) {
         return builder(endpoint, options).build();
+    }
+
+    /**
+     * The event loop running the calling thread when it is one of a WheelRaft transport's loops
+     * (its server's calls, with a direct executor, start and are served there), else null. A task
+     * given to it runs on that thread after what the loop has queued already; a service that
+     * writes a stream's messages from such a task lets whatever joins them meanwhile leave in the
+     * same message.
+     */
+    public static Executor eventLoopOfCallingThread() {
+        return TransportEventLoops.currentLoop();
     }
 
     /** Like {@link #open(String, RpcOptions)}, on the given event loops (a transport's own). */

@@ -178,6 +178,8 @@ final class RaftServiceImpl extends RaftServiceGrpc.RaftServiceImplBase {
         PeerStreamHandler(StreamObserver<PeerResults> out) {
             this.out = out;
             this.answers = new Coalescer<>(scheduler, heartbeatDelayMs, maxBatchBytes, PeerResult::getSerializedSize, this::send);
+            // gRPC starts a call on the event loop of its connection, which also writes its answers.
+            answers.sendOn(TransportEventLoops.currentLoop());
             if (out instanceof ServerCallStreamObserver<PeerResults> s) {
                 s.setOnCancelHandler(() -> { });
             }

@@ -161,6 +161,64 @@ class CoalescerTest {
         assertEquals(0, c.queued());
     }
 
+    /** An event loop run by hand: tasks wait until the test runs them; it can be made to refuse. */
+    private static final class ManualLoop implements java.util.concurrent.Executor {
+        final List<Runnable> tasks = new ArrayList<>();
+        boolean refusing;
+
+        @Override
+        public void execute(Runnable task) {
+            if (refusing) {
+                throw new java.util.concurrent.RejectedExecutionException("shutting down");
+            }
+            tasks.add(task);
+        }
+
+        void runAll() {
+            List<Runnable> due = new ArrayList<>(tasks);
+            tasks.clear();
+            due.forEach(Runnable::run);
+        }
+    }
+
+    @Test
+    void onceTheLoopIsKnownUrgentItemsLeaveFromOneLoopTaskWithEverythingAddedBeforeItRuns() {
+        Coalescer<String> c = coalescer(1000);
+        ManualLoop loop = new ManualLoop();
+        c.sendOn(loop);
+
+        c.add("append-g1", true);
+        c.add("append-g2", true);
+        c.add("hb-g3", false);
+        assertTrue(batches.isEmpty(), "nothing leaves on the adding threads");
+        assertEquals(1, loop.tasks.size(), "one task for the lot");
+        assertTrue(scheduler.tasks.isEmpty(), "the heartbeat rides along instead of scheduling a flush");
+
+        loop.runAll();
+
+        assertEquals(List.of(List.of("append-g1", "append-g2", "hb-g3")), batches);
+        c.add("append-g4", true);
+        assertEquals(1, loop.tasks.size(), "the next item after the batch left posts a new task");
+        loop.runAll();
+        assertEquals(List.of("append-g4"), batches.get(1));
+    }
+
+    @Test
+    void aLoopThatRefusesTheTaskLeavesTheItemToTheAddingThreadFromThenOn() {
+        Coalescer<String> c = coalescer(1000);
+        ManualLoop loop = new ManualLoop();
+        loop.refusing = true;
+        c.sendOn(loop);
+
+        c.add("vote", true);
+        assertEquals(List.of(List.of("vote")), batches, "sent at once, as without a loop");
+
+        loop.refusing = false;
+        c.add("vote2", true);
+        assertEquals(List.of("vote2"), batches.get(1), "the refusing loop is not asked again");
+        assertTrue(loop.tasks.isEmpty());
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             assertTrue(latch.await(10, TimeUnit.SECONDS));
