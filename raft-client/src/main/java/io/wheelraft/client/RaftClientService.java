@@ -296,8 +296,9 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
     /**
      * One client's stream. Answers come from several threads, so they are gathered under this
      * object's lock; the answers of one apply batch leave in one message ({@link SendGathering#ANSWERS}),
-     * with those of every other group applied before the stream's loop writes them, and none leave while the client is not reading (they wait for {@code onReady}). Calls in flight
-     * when the client goes away are applied or not as usual; their answers are dropped and the
+     * with those of every other group applied before the stream's loop writes them, and none leave
+     * while the client is not reading (they wait for {@code onReady}). Calls in flight when the
+     * client goes away are applied or not as usual; their answers are dropped and the
      * client retries them with the same sequence.
      */
     private final class CallStream implements StreamObserver<ClientCalls>, SendGathering.Sender {

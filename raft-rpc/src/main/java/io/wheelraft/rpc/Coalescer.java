@@ -84,15 +84,18 @@ final class Coalescer<T> {
         this.loop = sinkLoop;
     }
 
-    /** Queues {@code item}; an urgent one is sent before this returns, unless another thread is sending (then it takes it along). */
+    /**
+     * Queues {@code item}; an urgent one is sent before this returns (or by a task on the sink's
+     * loop, once known), unless another thread is sending (then it takes it along).
+     */
     void add(T item, boolean urgent) {
         if (offer(item, urgent)) {
-            drain();
+            send();
         }
     }
 
     /**
-     * Queues {@code item}; true if the caller must now call {@link #drain()} (outside any lock of
+     * Queues {@code item}; true if the caller must now call {@link #send()} (outside any lock of
      * its own, so that other threads can queue meanwhile and be taken along).
      */
     boolean offer(T item, boolean urgent) {
@@ -111,23 +114,26 @@ final class Coalescer<T> {
                 return false;
             }
             flushing = true;
-            Executor l = loop;
-            if (l != null && postDrain(l)) {
-                return false; // the loop's task sends it, with whatever joins it before then
-            }
             return true;
         }
     }
 
-    /** Under the lock, {@link #flushing} set; false if the loop refused the task (it is shutting down). */
-    private boolean postDrain(Executor l) {
-        try {
-            l.execute(this::drain);
-            return true;
-        } catch (RejectedExecutionException e) {
-            loop = null;
-            return false;
+    /**
+     * Sends what is queued, after {@link #offer} said so: from a task on the sink's loop when it is
+     * known (with whatever joins before the task runs), else here. Posting happens outside every
+     * lock: waking the loop is a system call, and the callers' locks order other groups' sends.
+     */
+    void send() {
+        Executor l = loop;
+        if (l != null) {
+            try {
+                l.execute(this::drain);
+                return;
+            } catch (RejectedExecutionException e) {
+                loop = null; // the loop is shutting down: send on the adding thread from now on
+            }
         }
+        drain();
     }
 
     /** Drops what is queued; later items are ignored. */
@@ -162,8 +168,8 @@ final class Coalescer<T> {
     }
 
     /**
-     * Sends batches until nothing is queued; only after {@link #offer} said so (or from a scheduled
-     * flush). A thread sends at most {@link #ROUNDS_PER_THREAD} batches for others: one that keeps
+     * Sends batches until nothing is queued; only from {@link #send}, a scheduled flush or a
+     * hand-off. A thread sends at most {@link #ROUNDS_PER_THREAD} batches for others: one that keeps
      * finding more hands the rest to the scheduler, so that a busy stream cannot hold a caller (a
      * node's lane, or a transport I/O thread that other connections wait on) indefinitely.
      */

@@ -143,7 +143,7 @@ final class PeerPipe {
             sendNow = s.outbox.offer(frame(op, callId, request), !mayWait(request));
         }
         if (sendNow) {
-            s.outbox.drain();
+            s.outbox.send();
         }
         if (s.dead) {
             // The stream failed before or while this call joined it (gRPC may report a failure
