@@ -22,14 +22,13 @@ import io.wheelraft.core.RaftError;
 import io.wheelraft.core.ReadOnlyOption;
 import io.wheelraft.core.Status;
 import io.wheelraft.core.Task;
+import io.wheelraft.rpc.LoopWrite;
 import io.wheelraft.rpc.RaftChannels;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -310,15 +309,13 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
         private boolean halfClosed;
         private boolean closed;
         /**
-         * The event loop this stream was opened on (gRPC serves a call where its connection runs),
-         * or null when the server is not on a WheelRaft transport's loops. Answers decided on other
+         * Writes on the event loop this stream was opened on (gRPC serves a call where its connection
+         * runs), or on the answering thread when the server is not on a WheelRaft transport's loops. Answers decided on other
          * threads (each group's apply batch) are written by a task there, so the answers of every
          * group that finishes before it runs leave in one message: writes spread over many groups
          * otherwise send one message per answer.
          */
-        private final Executor loop = RaftChannels.eventLoopOfCallingThread();
-        /** A task to write the answers is queued on {@link #loop}. Guarded by this. */
-        private boolean writePosted;
+        private final LoopWrite writer = new LoopWrite(RaftChannels.eventLoopOfCallingThread(), this::write);
 
         CallStream(ServerCallStreamObserver<ClientReplies> out) {
             this.out = out;
@@ -366,32 +363,10 @@ public final class RaftClientService extends RaftClientServiceGrpc.RaftClientSer
             }
         }
 
-        /** Writes the gathered answers now, or from a task on the stream's loop once one is known. */
+        /** Writes the gathered answers from a task on the stream's loop, or now when there is none. */
         @Override
         public void flush() {
-            if (loop == null) {
-                write();
-                return;
-            }
-            synchronized (this) {
-                if (writePosted) {
-                    return; // the queued task takes these along
-                }
-                writePosted = true;
-            }
-            try {
-                loop.execute(() -> {
-                    synchronized (this) {
-                        writePosted = false;
-                    }
-                    write();
-                });
-            } catch (RejectedExecutionException e) {
-                synchronized (this) {
-                    writePosted = false;
-                }
-                write(); // the loop is shutting down; what write can still do, it does here
-            }
+            writer.request();
         }
 
         private void write() {

@@ -59,8 +59,8 @@ final class Coalescer<T> {
     /** A delayed flush is scheduled. Guarded by this. */
     private boolean flushScheduled;
     private boolean closed;
-    /** The sink's event loop, once known; null until then (items go out on the adding thread). */
-    private volatile Executor loop;
+    /** Sends from a task on the sink's event loop once that is known; until then on the adding thread. */
+    private final LoopWrite send = new LoopWrite(null, this::drain);
 
     /**
      * @param sink receives each batch; must not throw (a stream's send catches its own failures)
@@ -81,7 +81,7 @@ final class Coalescer<T> {
      * (the event loop that writes the sink's messages); null keeps them on the adding thread.
      */
     void sendOn(Executor sinkLoop) {
-        this.loop = sinkLoop;
+        send.useLoop(sinkLoop);
     }
 
     /**
@@ -124,16 +124,7 @@ final class Coalescer<T> {
      * lock: waking the loop is a system call, and the callers' locks order other groups' sends.
      */
     void send() {
-        Executor l = loop;
-        if (l != null) {
-            try {
-                l.execute(this::drain);
-                return;
-            } catch (RejectedExecutionException e) {
-                loop = null; // the loop is shutting down: send on the adding thread from now on
-            }
-        }
-        drain();
+        send.request();
     }
 
     /** Drops what is queued; later items are ignored. */
