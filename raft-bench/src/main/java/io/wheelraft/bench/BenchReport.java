@@ -38,10 +38,22 @@ final class BenchReport {
         sb.append("| system | in flight | ops/s | p50 ms | p99 ms | p999 ms | failed | load avg at start |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (BenchResult r : results) {
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %.2f | %.2f | %.2f | %d | %.2f |%n",
-                    r.system(), r.inFlight(), r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), r.failed(), r.loadBefore()));
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s | %s | %s | %d | %.2f |%n",
+                    r.system(), r.inFlight(), r.opsPerSecond(), millis(r.p50Ms()), millis(r.p99Ms()), millis(r.p999Ms()),
+                    r.failed(), r.loadBefore()));
         }
         return sb.toString();
+    }
+
+    /** Said instead of a latency when no request was both sent and answered inside the window. */
+    static final String NONE_ANSWERED = "none answered";
+
+    /**
+     * A latency in milliseconds with two decimals, or {@link #NONE_ANSWERED} for the NaN that a
+     * window without one answered request yields, so that a reader does not take "NaN" for a bug.
+     */
+    static String millis(double ms) {
+        return Double.isNaN(ms) ? NONE_ANSWERED : String.format(Locale.ROOT, "%.2f", ms);
     }
 
     /** Writes both charts into {@code dir}. */
@@ -92,7 +104,8 @@ final class BenchReport {
     }
 
     private static double number(String cell) {
-        return Double.parseDouble(cell.trim().replace(",", ""));
+        String text = cell.trim();
+        return text.equals(NONE_ANSWERED) ? Double.NaN : Double.parseDouble(text.replace(",", ""));
     }
 
     /** The generated block: run facts, the table and the charts (paths relative to docs/). */

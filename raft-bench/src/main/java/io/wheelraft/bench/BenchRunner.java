@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--rounds 1] [--warmup 20] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 40] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]] [--cli-bench WARMUP_SECS]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -47,10 +47,12 @@ public final class BenchRunner {
     private int durationSecs = 30;
     private int rounds = 1;
     /**
-     * 20 s: with 10 s the servers' C2 compiler threads were still busy (200-480 ms of CPU a second
-     * each) through the first measured point, which put JIT stalls into its p99.
+     * 40 s: with 10 s the servers' C2 compiler threads were still busy (200-480 ms of CPU a second
+     * each) through the first measured point, which put JIT stalls into its p99; with 20 s, on a
+     * day with a fast disk, they still used about a core between the three servers through the
+     * 1-in-flight point, which then measured a fifth to a quarter of its rate with 40 s.
      */
-    private int warmupSecs = 20;
+    private int warmupSecs = 40;
     private int settleSecs = 2;
     private List<Integer> inFlight = List.of(1, 16, 128);
     private List<String> systems = List.of("wheelraft", "jraft", "ratis");
@@ -205,8 +207,8 @@ public final class BenchRunner {
                 BenchResult r = new BenchResult(system.label(), n, m.opsPerSecond(), m.percentileMillis(50), m.percentileMillis(99),
                         m.percentileMillis(99.9), m.acknowledged(), m.failed(), load);
                 results.add(new RoundsSummary.Point(round, system.label(), n, m, load));
-                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms, server CPU ~%.1f us/op (%d failed; load avg %.2f)%n",
-                        system.label(), n, r.opsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), cpuMicrosPerOp, r.failed(), load);
+                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, %s, server CPU ~%.1f us/op (%d failed; load avg %.2f)%n",
+                        system.label(), n, r.opsPerSecond(), latencies(r), cpuMicrosPerOp, r.failed(), load);
                 if (cliBench != null && system.key().equals("wheelraft")) {
                     // The client again after the command line, so that servers warming up (or the
                     // machine drifting) over the three windows favours neither.
@@ -233,6 +235,15 @@ public final class BenchRunner {
                 warmupSecs, settleSecs,
                 electionTimeoutMs, String.join(" ", SERVER_JVM_OPTIONS), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), loadAverage());
+    }
+
+    /** "p50 X ms, p99 Y ms, p999 Z ms", or "latencies: none answered" for a window without one answer. */
+    private static String latencies(BenchResult r) {
+        if (Double.isNaN(r.p50Ms())) {
+            return "latencies: " + BenchReport.NONE_ANSWERED;
+        }
+        return "p50 " + BenchReport.millis(r.p50Ms()) + " ms, p99 " + BenchReport.millis(r.p99Ms()) + " ms, p999 "
+                + BenchReport.millis(r.p999Ms()) + " ms";
     }
 
     private static double loadAverage() {

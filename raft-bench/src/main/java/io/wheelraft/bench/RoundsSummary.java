@@ -109,6 +109,11 @@ final class RoundsSummary {
                 continue;
             }
             double v = ratio.of(ref, o);
+            if (Double.isNaN(v)) {
+                // A latency of a window in which nothing was answered: no ratio to take a median of.
+                sb.append(' ').append(BenchReport.NONE_ANSWERED).append(" |");
+                continue;
+            }
             values.add(v);
             sb.append(String.format(Locale.ROOT, " %.2fx |", v));
         }
