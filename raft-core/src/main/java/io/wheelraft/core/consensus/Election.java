@@ -44,17 +44,13 @@ final class Election {
     private final RaftCore core;
     private final RaftConfig config;
     private final PeerId self;
-    /** When the transport said the leader's connection broke; -1 when it has not (since the last contact). */
-    private long leaderConnectionLostMs = -1;
     private VoteTally tally;
     /** Stops a node removed from the group from campaigning (see RemovedMember). */
     private final RemovedMember removed;
     /** Answers other nodes' (pre-)vote requests; reads from here when the leader counts as lost. */
     private final VoteAnswers answers;
-    /** Our failover turn as the leader last told it (0: none), and which leader and term told it. */
-    private int turn;
-    private PeerId turnLeader;
-    private long turnTerm;
+    /** Whether the leader is lost, and from when this node may act on it. */
+    private final LeaderWatch watch;
     /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
     private long campaignAtMs = Long.MAX_VALUE;
     /**
@@ -68,30 +64,6 @@ final class Election {
      */
     private PeerId yieldedBy;
     private long yieldedTerm = -1;
-    /**
-     * When we last received a heartbeat (or started): the leader's lease counts from heartbeats
-     * it sent, so a voter that saw the break waits {@link RaftConfig#brokenLeaderHoldMs} from here.
-     */
-    private long lastHeartbeatMs;
-    /**
-     * When we last received a heartbeat the leader may count toward a read lease (one not marked
-     * {@code no_lease}), or started: the part of the hold that protects the lease counts from here.
-     */
-    private long lastLeaseHeartbeatMs;
-    /**
-     * After the leader's connection broke, the transport found its process gone (a new connection
-     * was refused): no heartbeat of that leader can still be on its way, so the rest of the hold
-     * protects only a lease ({@link #lastLeaseHeartbeatMs}); reset with the break.
-     */
-    private boolean leaderProcessGone;
-    /**
-     * Fast first election is on and this node has followed no leader: it started at term 0 (so it
-     * never voted nor acknowledged anything, durably or not: a term above 0 is durable before
-     * anything of it is answered) and no leader has spoken to it since. No leader's lease rests on
-     * it and it has no leader to be disrupted, so it need not wait out its election timeout before
-     * backing a candidate (see {@link #leaderLostForVoting}).
-     */
-    private boolean followedNoLeader;
     /** Until when this voter of a fresh group leaves the first campaign to the designated one (see {@link #waitsForFreshDesignated}). */
     private long freshGraceUntilMs = Long.MIN_VALUE;
     /** When this node, the designated first candidate of a fresh group, campaigns; MAX_VALUE: not planned. */
@@ -116,7 +88,7 @@ final class Election {
     /** This node holds one of {@link #slots}: from its round's start until its campaign is over ({@link #settleSlot}). */
     private boolean holdsSlot;
     /**
-     * The silent-leader turn ({@link #silentTurnAtMs}) a wake-up already acted on. The turn is a
+     * The silent-leader turn ({@link LeaderWatch#silentTurnAtMs}) a wake-up already acted on. The turn is a
      * moment, not a state: once it passed and this follower started its pre-vote, got in line for
      * a campaign slot, deferred to another candidate (whose retry timer looks again) or found a
      * round of its own running, the round's own timers carry on. Asking to be woken for a turn
@@ -131,9 +103,13 @@ final class Election {
         this.config = config;
         this.self = config.self();
         this.removed = new RemovedMember(self);
-        this.answers = new VoteAnswers(core, config, this);
-        this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
-        this.lastLeaseHeartbeatMs = lastHeartbeatMs;
+        this.watch = new LeaderWatch(core, config);
+        this.answers = new VoteAnswers(core, config, this, watch);
+    }
+
+    /** What this node knows of its leader's liveness. */
+    LeaderWatch watch() {
+        return watch;
     }
 
     void shareCampaignSlots(CampaignSlots shared) {
@@ -191,14 +167,12 @@ final class Election {
         if (tally != null && tally.preVote && core.role() != Role.CANDIDATE) {
             tally = null;
         }
-        followedNoLeader = false;
+        watch.leaderHeard();
         if (failedRounds != 0) {
             failedRounds = 0; // checked first: this runs on every heartbeat, and the field is volatile
         }
         firstCampaignAtMs = Long.MAX_VALUE;
         probeAtMs = Long.MAX_VALUE;
-        leaderConnectionLostMs = -1;
-        leaderProcessGone = false;
         campaignAtMs = Long.MAX_VALUE;
         candidacyAtMs = Long.MAX_VALUE;
         answers.decideHeld(core.lastLeaderContactMs(), true);
@@ -210,38 +184,6 @@ final class Election {
         removed.leaderContact();
     }
 
-    /**
-     * The current leader's AppendEntries (a heartbeat or not) carried our failover turn (0: none).
-     *
-     * @param heartbeat a heartbeat-timer heartbeat (not a read round)
-     * @param lease     and the leader may count our answer toward a read lease (not {@code no_lease})
-     */
-    void turnFromLeader(int failoverTurn, boolean heartbeat, boolean lease, long nowMs) {
-        boolean newLeader = turnTerm != core.term() || !core.leader().equals(turnLeader);
-        if (heartbeat || newLeader) {
-            // A new leader's first message counts too: its heartbeats start a moment later, and a
-            // connection that flaps in between must not make us back a candidate against it.
-            lastHeartbeatMs = Math.max(lastHeartbeatMs, nowMs);
-        }
-        if (heartbeat && lease) {
-            lastLeaseHeartbeatMs = Math.max(lastLeaseHeartbeatMs, nowMs);
-        }
-        turn = failoverTurn;
-        turnLeader = core.leader();
-        turnTerm = core.term();
-    }
-
-    /**
-     * Fast first election (thesis §3.4 leaves the first election to the randomised timeouts):
-     * in a group that has never had a leader, the voters would all wait out their election
-     * timeout from their start, and a process that starts thousands of groups at once starts
-     * thousands of rounds at the same moment, which split their votes and run again. Instead one
-     * voter, chosen from the group id so that the groups' leaders spread over the members
-     * ({@link #designatedFirst}), campaigns {@code delayMs} after its start, skipping pre-vote
-     * ({@link #onWake}); voters that have followed no leader back it at once; the others keep their normal timeout, so the group is still led if
-     * that voter is down. Only the timing changes: who may win, and how votes are counted, do not.
-     * Does nothing unless this node starts at term 0 with an empty log.
-     */
     /**
      * A restarted node (term above 0) of a group that may go quiet: if no leader has spoken to it
      * {@code delayMs} after its start, it runs a pre-vote then instead of waiting out its election
@@ -264,11 +206,22 @@ final class Election {
         probeAtMs = nowMs + delayMs;
     }
 
+    /**
+     * Fast first election (thesis §3.4 leaves the first election to the randomised timeouts):
+     * in a group that has never had a leader, the voters would all wait out their election
+     * timeout from their start, and a process that starts thousands of groups at once starts
+     * thousands of rounds at the same moment, which split their votes and run again. Instead one
+     * voter, chosen from the group id so that the groups' leaders spread over the members
+     * ({@link #designatedFirst}), campaigns {@code delayMs} after its start, skipping pre-vote
+     * ({@link #onWake}); voters that have followed no leader back it at once; the others keep their normal timeout, so the group is still led if
+     * that voter is down. Only the timing changes: who may win, and how votes are counted, do not.
+     * Does nothing unless this node starts at term 0 with an empty log.
+     */
     void enableFastFirstElection(long delayMs, long nowMs) {
         if (core.term() != 0 || core.log().lastIndex() != 0 || core.leader() != null) {
             return;
         }
-        followedNoLeader = true;
+        watch.startedFresh();
         if (designatedFirst()) {
             firstCampaignAtMs = nowMs + delayMs;
         } else {
@@ -287,7 +240,7 @@ final class Election {
      * @return true if it waits (the caller starts no pre-vote now)
      */
     boolean waitsForFreshDesignated(long nowMs) {
-        if (!followedNoLeader || nowMs >= freshGraceUntilMs) {
+        if (!watch.followedNoLeader() || nowMs >= freshGraceUntilMs) {
             return false;
         }
         PeerId chosen = designated();
@@ -323,20 +276,6 @@ final class Election {
         return best.isEmpty() ? null : PreferredLeader.of(config.groupId(), best);
     }
 
-    /** Our failover turn if the current leader of the current term told us one, else 0. */
-    int knownTurn() {
-        return turn > 0 && turnTerm == core.term() && turnLeader != null && turnLeader.equals(core.leader()) ? turn : 0;
-    }
-
-    /**
-     * Has this follower lost its leader, for starting a pre-vote: silent for an election timeout,
-     * or its connection broke (the turn order is kept by when the shell calls
-     * {@link #onConnectionLostGraceElapsed}, see {@link #campaignDelayAfterBreakMs}).
-     */
-    boolean leaderLost(long nowMs) {
-        return nowMs - core.lastLeaderContactMs() >= config.electionTimeoutMs() || leaderConnectionLostMs >= 0;
-    }
-
     /**
      * After the leader's connection broke, how long this follower waits before its pre-vote:
      * (turn - 1) failover slots, the turn as the leader last told it; without one (no heartbeat
@@ -355,7 +294,7 @@ final class Election {
     }
 
     private int turnOrPlace() {
-        int known = knownTurn();
+        int known = watch.knownTurn();
         return known > 0 ? known : ElectionPriority.place(core.membership(), self, core.leader(), ownPriority());
     }
 
@@ -373,7 +312,7 @@ final class Election {
      * @return true if it waits (the caller starts no pre-vote now)
      */
     boolean waitsForPreferred(long nowMs) {
-        if (knownTurn() > 0 || campaignAtMs != Long.MAX_VALUE) {
+        if (watch.knownTurn() > 0 || campaignAtMs != Long.MAX_VALUE) {
             return false; // a turn already orders us, or the wait (or an earlier start) is planned
         }
         int ahead = ElectionPriority.knownPreferred(core.membership(), self, core.leader(), ownPriority());
@@ -384,51 +323,9 @@ final class Election {
         return true;
     }
 
-    /**
-     * When a silent leader counts as lost for this follower's pre-vote: its election timeout after
-     * the last contact, plus a margin and (turn - 1) slots when the leader told it a turn. Without
-     * a turn only the timeout counts (the node's randomised election timer then spreads the
-     * followers). The old leader's lease ends before the timeout, so campaigning at it is safe.
-     */
-    long silentTurnAtMs() {
-        int known = knownTurn();
-        long at = core.lastLeaderContactMs() + config.electionTimeoutMs();
-        return known == 0 ? at : at + config.silentLeaderMarginMs() + (known - 1L) * config.failoverSlotMs();
-    }
-
     /** Another node is campaigning, so our own turn waits (see {@link VoteAnswers#backsAnotherCandidate}). */
     boolean deferring(long nowMs) {
         return answers.backsAnotherCandidate(nowMs);
-    }
-
-    /**
-     * Whether, as a voter, we back a candidate against our leader: silent for an election timeout,
-     * or we saw its connection break ourselves and {@link RaftConfig#brokenLeaderHoldMs} passed
-     * since its last heartbeat reached us. The leader's lease relies on that hold (see
-     * {@link RaftConfig#leaseMs}): it counts from the sending of heartbeats a quorum acknowledged,
-     * and such a quorum shares a voter with any election quorum.
-     */
-    boolean leaderLostForVoting(long nowMs) {
-        return nowMs >= lostForVotingAtMs();
-    }
-
-    /**
-     * When {@link #leaderLostForVoting} becomes true, if nothing is heard meanwhile. After a break
-     * the hold has two jobs: it outlasts any lease the leader may rest on our answers, and it
-     * lets a live leader's next heartbeat come first when the connection only flapped. Once the
-     * leader's process is known gone, only the first is left, and only for heartbeats that could
-     * carry a lease.
-     */
-    long lostForVotingAtMs() {
-        if (followedNoLeader) {
-            return Long.MIN_VALUE / 2; // no lease rests on us, no leader of ours can be disrupted
-        }
-        long silent = core.lastLeaderContactMs() + config.electionTimeoutMs();
-        if (leaderConnectionLostMs < 0) {
-            return silent;
-        }
-        long since = leaderProcessGone ? lastLeaseHeartbeatMs : lastHeartbeatMs;
-        return Math.min(silent, since + config.brokenLeaderHoldMs());
     }
 
     /**
@@ -481,15 +378,14 @@ final class Election {
         if (core.role() == Role.LEADER || core.role() == Role.CANDIDATE || core.repairing() || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
             return false;
         }
-        if (leaderConnectionLostMs >= 0) {
+        if (!watch.connectionBroke(nowMs)) {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
-        leaderConnectionLostMs = nowMs;
         if (answers.behindAskedJustBefore(nowMs)) {
-            campaignAtMs = lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
+            campaignAtMs = watch.lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
         LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", core.label(), core.leader(),
-                nowMs - lastHeartbeatMs, Math.max(0, lostForVotingAtMs() - nowMs));
+                watch.sinceLastHeartbeatMs(nowMs), Math.max(0, watch.lostForVotingAtMs() - nowMs));
         answers.decideHeld(nowMs, false); // held pre-votes waited for this
         // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
         return !WitnessRules.neverLeads(config, core.membership());
@@ -498,22 +394,21 @@ final class Election {
     /**
      * The transport found the process at {@code endpoint} gone: after its connection broke, a new
      * connection to it was refused (nothing listens there). If it was our leader's and we saw the
-     * break, the hold shrinks to what a lease needs ({@link #lostForVotingAtMs}); held answers
+     * break, the hold shrinks to what a lease needs ({@link LeaderWatch#lostForVotingAtMs}); held answers
      * and a candidacy waiting on our own hold are decided again now.
      */
     void onLeaderProcessGone(String endpoint, long nowMs) {
-        if (leaderConnectionLostMs < 0 || leaderProcessGone || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
+        if (core.leader() == null || !core.leader().endpoint().equals(endpoint) || !watch.processFoundGone()) {
             return;
         }
-        leaderProcessGone = true;
         LOG.debug("{} learned leader {}'s process is gone (a new connection was refused); backs a candidate in {} ms", core.label(),
-                core.leader(), Math.max(0, lostForVotingAtMs() - nowMs));
+                core.leader(), Math.max(0, watch.lostForVotingAtMs() - nowMs));
         // What waited for the end of our hold waits for its new, earlier end; onWake does what is due.
         if (campaignAtMs != Long.MAX_VALUE) {
-            campaignAtMs = Math.min(campaignAtMs, lostForVotingAtMs());
+            campaignAtMs = Math.min(campaignAtMs, watch.lostForVotingAtMs());
         }
         if (candidacyAtMs != Long.MAX_VALUE) {
-            candidacyAtMs = Math.min(candidacyAtMs, lostForVotingAtMs());
+            candidacyAtMs = Math.min(candidacyAtMs, watch.lostForVotingAtMs());
         }
         VoteTally t = tally;
         if (t != null && t.preVote && t.term == core.term() + 1 && t.outcome(core.membership()) == VoteTally.Outcome.PENDING) {
@@ -532,7 +427,7 @@ final class Election {
      * we let it: the short election retry checks again later, in case it fails.
      */
     void onConnectionLostGraceElapsed(long nowMs) {
-        if (core.role() != Role.LEADER && core.role() != Role.CANDIDATE && leaderLost(nowMs) && !preVoting()) {
+        if (core.role() != Role.LEADER && core.role() != Role.CANDIDATE && watch.leaderLost(nowMs) && !preVoting()) {
             if (deferring(nowMs)) {
                 core.out().retryElection();
             } else {
@@ -554,7 +449,7 @@ final class Election {
         }
         if (nowMs >= firstCampaignAtMs) {
             firstCampaignAtMs = Long.MAX_VALUE;
-            if (core.role() == Role.FOLLOWER && followedNoLeader && core.term() == 0 && !preVoting() && !deferring(nowMs)
+            if (core.role() == Role.FOLLOWER && watch.followedNoLeader() && core.term() == 0 && !preVoting() && !deferring(nowMs)
                     && removed.mayCampaign(core.membership())) {
                 // Pre-vote (thesis §9.6) keeps a node that cannot win from raising the group's
                 // term and deposing a live leader; it never decides who may win (election safety
@@ -587,13 +482,13 @@ final class Election {
         }
         if (nowMs >= campaignAtMs) {
             campaignAtMs = Long.MAX_VALUE;
-            if (core.role() == Role.FOLLOWER && leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
+            if (core.role() == Role.FOLLOWER && watch.leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
                 startPreVote(nowMs);
                 return;
             }
         }
-        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && silentTurnDue(nowMs)) {
-            silentTurnActedOnMs = silentTurnAtMs();
+        if (core.role() == Role.FOLLOWER && watch.knownTurn() > 0 && silentTurnDue(nowMs)) {
+            silentTurnActedOnMs = watch.silentTurnAtMs();
             if (preVoting()) {
                 return; // our round is under way: its answers or its lost-round retry decide what follows
             }
@@ -607,7 +502,7 @@ final class Election {
 
     /** Our silent-leader turn has come and no wake-up has acted on it yet. */
     private boolean silentTurnDue(long nowMs) {
-        long at = silentTurnAtMs();
+        long at = watch.silentTurnAtMs();
         return nowMs >= at && at != silentTurnActedOnMs;
     }
 
@@ -621,15 +516,15 @@ final class Election {
         if (tally != null) {
             at = Math.min(at, resends.earliestMs());
         }
-        if (core.role() == Role.FOLLOWER && knownTurn() > 0 && silentTurnAtMs() != silentTurnActedOnMs) {
-            at = Math.min(at, silentTurnAtMs());
+        if (core.role() == Role.FOLLOWER && watch.knownTurn() > 0 && watch.silentTurnAtMs() != silentTurnActedOnMs) {
+            at = Math.min(at, watch.silentTurnAtMs());
         }
         return at;
     }
 
     /** No election business: no round, no held answer, no break seen, no campaign planned (a follower may go quiet). */
     boolean idle() {
-        return tally == null && answers.holdsNone() && leaderConnectionLostMs < 0 && campaignAtMs == Long.MAX_VALUE
+        return tally == null && answers.holdsNone() && !watch.sawConnectionBreak() && campaignAtMs == Long.MAX_VALUE
                 && candidacyAtMs == Long.MAX_VALUE && firstCampaignAtMs == Long.MAX_VALUE && probeAtMs == Long.MAX_VALUE;
     }
 
@@ -647,17 +542,17 @@ final class Election {
 
     /**
      * Our pre-vote won: become candidate, but only once we, too, would back a candidate against
-     * the old leader ({@link #leaderLostForVoting}): our own vote is one of the election quorum,
+     * the old leader ({@link LeaderWatch#lostForVoting}): our own vote is one of the election quorum,
      * and the old leader's lease may rest on our acknowledgement of its last heartbeat (a quorum
      * of the leader and us, while the other voters missed that heartbeat), so our own hold must
      * pass like theirs. Until then we wait for a wake-up; the leader speaking cancels it.
      */
     private void becomeCandidateOnceOwnHoldPassed(long nowMs) {
-        if (leaderLostForVoting(nowMs)) {
+        if (watch.lostForVoting(nowMs)) {
             candidacyAtMs = Long.MAX_VALUE;
             becomeCandidate(nowMs, false);
         } else {
-            candidacyAtMs = lostForVotingAtMs();
+            candidacyAtMs = watch.lostForVotingAtMs();
             LOG.debug("{} won its pre-vote for term {}; campaigns when its own hold ends at {}", core.label(), core.term() + 1, candidacyAtMs);
         }
     }
@@ -696,7 +591,7 @@ final class Election {
                 return;
             }
         }
-        broadcastVote(true, core.term() + 1, false, leaderConnectionLostMs >= 0);
+        broadcastVote(true, core.term() + 1, false, watch.sawConnectionBreak());
     }
 
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
@@ -736,7 +631,7 @@ final class Election {
                     .setLeadershipTransfer(transfer)
                     .setLeaderConnectionBroke(leaderConnectionBroke)
                     .setYieldedBy(rivalThatYielded)
-                    .setLeaderProcessGone(preVote && leaderConnectionBroke && leaderProcessGone)
+                    .setLeaderProcessGone(preVote && leaderConnectionBroke && watch.processGone())
                     .build()));
         }
     }
@@ -746,33 +641,9 @@ final class Election {
         return answers.answer(req, nowMs, replyTo);
     }
 
-    /** Have we seen our leader's connection break (since the last contact)? */
-    boolean sawLeaderConnectionBreak() {
-        return leaderConnectionLostMs >= 0;
-    }
-
-    /** Do we know our leader's process is gone (after its connection broke)? */
-    boolean leaderProcessGone() {
-        return leaderProcessGone;
-    }
-
-    /** A candidate's word that our leader's connection broke and its process is gone (see VoteAnswers#answer). */
-    void takeWordThatLeaderIsGone(long nowMs) {
-        if (leaderConnectionLostMs < 0) {
-            leaderConnectionLostMs = nowMs;
-        }
-        leaderProcessGone = true;
-    }
-
-    /** We granted a real vote: the broken-connection path about the old leader ends. */
-    void forgetLeaderConnectionBreak() {
-        leaderConnectionLostMs = -1;
-        leaderProcessGone = false;
-    }
-
     /** A candidate behind us needs us: start our pre-vote when our own hold after the break ends. */
     void campaignWhenOwnHoldEnds() {
-        campaignAtMs = lostForVotingAtMs();
+        campaignAtMs = watch.lostForVotingAtMs();
     }
 
     /** The term of the round in progress (only while {@link #preVoting}). */
@@ -818,7 +689,7 @@ final class Election {
 
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     void onElectionRetry(long nowMs) {
-        if (core.role() == Role.FOLLOWER && tally == null && leaderLost(nowMs)) {
+        if (core.role() == Role.FOLLOWER && tally == null && watch.leaderLost(nowMs)) {
             if (deferring(nowMs)) {
                 core.out().retryElection(); // another survivor is campaigning: look again after its round
             } else {
