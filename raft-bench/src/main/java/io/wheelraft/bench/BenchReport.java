@@ -35,12 +35,12 @@ final class BenchReport {
 
     static String table(List<BenchResult> results) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| system | in flight | ops/s | p50 ms | p99 ms | p999 ms | failed | load avg at start |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("| system | in flight | ops/s | p50 ms | p99 ms | p999 ms | failed | load avg at start | CPU steal % |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (BenchResult r : results) {
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s | %s | %s | %d | %.2f |%n",
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s | %s | %s | %d | %.2f | %s |%n",
                     r.system(), r.inFlight(), r.opsPerSecond(), millis(r.p50Ms()), millis(r.p99Ms()), millis(r.p999Ms()),
-                    r.failed(), r.loadBefore()));
+                    r.failed(), r.loadBefore(), Double.isNaN(r.stealPercent()) ? "-" : String.format(Locale.ROOT, "%.0f", r.stealPercent())));
         }
         return sb.toString();
     }
@@ -98,7 +98,8 @@ final class BenchReport {
                 continue; // not a data row
             }
             results.add(new BenchResult(cells[1].trim(), Integer.parseInt(cells[2].trim()), number(cells[3]), number(cells[4]),
-                    number(cells[5]), number(cells[6]), 0, (long) number(cells[7]), number(cells[8])));
+                    number(cells[5]), number(cells[6]), 0, (long) number(cells[7]), number(cells[8]),
+                    cells.length > 9 && !cells[9].trim().equals("-") ? number(cells[9]) : Double.NaN)); // older tables have no steal column
         }
         return results;
     }

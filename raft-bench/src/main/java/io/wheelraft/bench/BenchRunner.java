@@ -200,15 +200,17 @@ public final class BenchRunner {
             for (int n : inFlight) {
                 double load = loadAverage();
                 long cpu0 = cluster.serverCpuNanos();
+                HostCpu.Snapshot host0 = HostCpu.read();
                 ClosedLoopLoad.Measurement m = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L);
+                double steal = HostCpu.stealPercent(host0, HostCpu.read());
                 // Server CPU over settling and window together, per op at the window's rate: an estimate
                 // (the rate while settling is taken to be the window's), printed only, not in the table.
                 double cpuMicrosPerOp = (cluster.serverCpuNanos() - cpu0) / 1e3 / Math.max(1, m.opsPerSecond() * (settleSecs + durationSecs));
                 BenchResult r = new BenchResult(system.label(), n, m.opsPerSecond(), m.percentileMillis(50), m.percentileMillis(99),
-                        m.percentileMillis(99.9), m.acknowledged(), m.failed(), load);
-                results.add(new RoundsSummary.Point(round, system.label(), n, m, load));
-                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, %s, server CPU ~%.1f us/op (%d failed; load avg %.2f)%n",
-                        system.label(), n, r.opsPerSecond(), latencies(r), cpuMicrosPerOp, r.failed(), load);
+                        m.percentileMillis(99.9), m.acknowledged(), m.failed(), load, steal);
+                results.add(new RoundsSummary.Point(round, system.label(), n, m, load, steal));
+                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, %s, server CPU ~%.1f us/op (%d failed; load avg %.2f; CPU steal %.0f%%)%n",
+                        system.label(), n, r.opsPerSecond(), latencies(r), cpuMicrosPerOp, r.failed(), load, steal);
                 if (cliBench != null && system.key().equals("wheelraft")) {
                     // The client again after the command line, so that servers warming up (or the
                     // machine drifting) over the three windows favours neither.

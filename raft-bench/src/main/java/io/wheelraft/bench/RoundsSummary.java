@@ -26,7 +26,7 @@ import java.util.Objects;
 final class RoundsSummary {
 
     /** One system at one in-flight count in one round. */
-    record Point(int round, String system, int inFlight, ClosedLoopLoad.Measurement measurement, double loadBefore) {
+    record Point(int round, String system, int inFlight, ClosedLoopLoad.Measurement measurement, double loadBefore, double stealPercent) {
     }
 
     private final List<Point> points = new ArrayList<>();
@@ -52,17 +52,19 @@ final class RoundsSummary {
             long failed = 0;
             double seconds = 0;
             double load = 0;
+            double steal = 0;
             for (Point p : same) {
                 merged.add(p.measurement().latencyMicros());
                 acked += p.measurement().acknowledged();
                 failed += p.measurement().failed();
                 seconds += p.measurement().seconds();
                 load += p.loadBefore();
+                steal += p.stealPercent();
             }
             ClosedLoopLoad.Measurement all = new ClosedLoopLoad.Measurement(acked, failed, seconds, merged);
             Point first = same.get(0);
             rows.add(new BenchResult(first.system(), first.inFlight(), all.opsPerSecond(), all.percentileMillis(50),
-                    all.percentileMillis(99), all.percentileMillis(99.9), acked, failed, load / same.size()));
+                    all.percentileMillis(99), all.percentileMillis(99.9), acked, failed, load / same.size(), steal / same.size()));
         }
         return rows;
     }
