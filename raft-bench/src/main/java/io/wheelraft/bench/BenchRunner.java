@@ -1,5 +1,6 @@
 package io.wheelraft.bench;
 
+import io.wheelraft.example.HostCpu;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -261,6 +261,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
 
     /** One group count: start, wait for leaders, run the phases, stop, clean up. */
     private GroupsBenchReport.Row measure(int groups, Set<Phase> phases) throws Exception {
+        HostCpu.Snapshot hostBefore = HostCpu.read();
         try (GroupsBenchCluster cluster = GroupsBenchCluster.start(out.resolve("work-" + groups), groups, jvm, electionTimeoutMs)) {
             GroupsBenchCluster.LeaderWait wait = cluster.awaitLeaders(leaderTimeoutSecs);
             GroupsBenchReport.Idle idle = phases.contains(Phase.IDLE) ? IdlePhase.measure(cluster, settleSecs, quietWaitSecs, windowSecs) : null;
@@ -276,7 +277,8 @@ final class GroupsBenchCommand implements Callable<Integer> {
                 cluster.keepLogs();
                 System.err.println("wheelraft-counter: kept the servers' logs of the " + groups + "-group run in " + cluster.work());
             }
-            return new GroupsBenchReport.Row(groups, wait.allHostedMs(), wait.allLedMs(), leadersAtEnd, idle, writes, kill);
+            return new GroupsBenchReport.Row(groups, wait.allHostedMs(), wait.allLedMs(), leadersAtEnd, idle, writes, kill,
+                    HostCpu.stealPercent(hostBefore, HostCpu.read()));
         }
     }
 }

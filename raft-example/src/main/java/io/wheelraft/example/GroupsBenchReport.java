@@ -99,7 +99,11 @@ final class GroupsBenchReport {
      * ({@code leadersAtEnd} says how many did after the idle phase, or after the wait if it did not
      * run); {@code allHostedMs} -1 when the processes never all answered. A phase not run is null.
      */
-    record Row(int groups, long allHostedMs, long allLedMs, int leadersAtEnd, Idle idle, Writes writes, Kill kill) {
+    record Row(int groups, long allHostedMs, long allLedMs, int leadersAtEnd, Idle idle, Writes writes, Kill kill, double stealPercent) {
+        /** A row without the host's CPU steal (not measured). */
+        Row(int groups, long allHostedMs, long allLedMs, int leadersAtEnd, Idle idle, Writes writes, Kill kill) {
+            this(groups, allHostedMs, allLedMs, leadersAtEnd, idle, writes, kill, Double.NaN);
+        }
     }
 
     /** The spread throughput as a share of one group's; "n/a" when one group made nothing (a run whose groups were not led). */
@@ -136,6 +140,9 @@ final class GroupsBenchReport {
                         .append(String.join("; ", k.earlierRounds())).append(')');
             }
         }
+        if (!Double.isNaN(r.stealPercent())) {
+            b.append(String.format(Locale.ROOT, "; host CPU steal %.0f %% over the count's run", r.stealPercent()));
+        }
         return b.toString();
     }
 
@@ -164,6 +171,13 @@ final class GroupsBenchReport {
         }
         if (rows.stream().anyMatch(r -> r.kill() != null)) {
             killTable(b, rows);
+        }
+        List<String> steal = rows.stream().filter(r -> !Double.isNaN(r.stealPercent()))
+                .map(r -> String.format(Locale.ROOT, "%,d groups %.0f %%", r.groups(), r.stealPercent())).toList();
+        if (!steal.isEmpty()) {
+            b.append("**Host.** The hypervisor's share of the host's CPU time (\"steal\" in `/proc/stat`) from the start of each count's ")
+                    .append("processes to their stop: ").append(String.join(", ", steal))
+                    .append(". Well above zero, the figures above measure a contended host.\n");
         }
         return b.toString();
     }

@@ -150,4 +150,15 @@ class GroupsBenchReportTest {
         assertTrue(Files.size(dir.resolve(GroupsBenchReport.CPU_CHART)) > 0);
         assertTrue(Files.size(dir.resolve(GroupsBenchReport.MEMORY_CHART)) > 0);
     }
+
+    @Test
+    void theHostsCpuStealIsInTheSummaryLineAndTheTableWhenMeasured() {
+        var stolen = new GroupsBenchReport.Row(1000, 4_000, 9_000, 1000, null, null, null, 23.4);
+        var unmeasured = new GroupsBenchReport.Row(100, 1_000, 2_000, 100, null, null, null);
+        assertTrue(GroupsBenchReport.summaryLine(stolen).endsWith("; host CPU steal 23 % over the count's run"), GroupsBenchReport.summaryLine(stolen));
+        assertFalse(GroupsBenchReport.summaryLine(unmeasured).contains("steal"));
+        String table = GroupsBenchReport.table(SETUP, null, List.of(unmeasured, stolen));
+        assertTrue(table.contains("to their stop: 1,000 groups 23 %."), table);
+        assertFalse(GroupsBenchReport.table(SETUP, null, List.of(unmeasured)).contains("steal"));
+    }
 }
