@@ -66,10 +66,14 @@ final class BenchCommand implements Callable<Integer> {
             ThroughputTimeline timeline = everyMs == null ? null
                     : new ThroughputTimeline(load::acked, load::unknown, load::failed, loadStart, System.err::println);
             MeasuredWindow window;
+            HostCpu.Snapshot hostBefore;
+            HostCpu.Snapshot hostAfter;
             try {
                 long start = waitUntil(loadStart + TimeUnit.SECONDS.toNanos(warmupSecs), loadStart, timeline); // the warm-up
+                hostBefore = HostCpu.read();
                 window = load.measure(start, start + TimeUnit.SECONDS.toNanos(durationSecs));
                 waitUntil(start + TimeUnit.SECONDS.toNanos(durationSecs), loadStart, timeline); // the window; its end is fixed above
+                hostAfter = HostCpu.read();
             } finally {
                 load.stop();
             }
@@ -86,8 +90,28 @@ final class BenchCommand implements Callable<Integer> {
             if (load.unknown() + load.failed() > 0) {
                 System.err.println(Main.NAME + ": note: " + load.unknown() + " unknown and " + load.failed() + " failed increments during the run");
             }
+            String steal = stealNote(HostCpu.stealPercent(hostBefore, hostAfter));
+            if (steal != null) {
+                System.err.println(steal);
+            }
             return 0;
         }
+    }
+
+    /** From this share of the host's CPU time taken by a hypervisor during the window, {@code bench} says so. */
+    static final double STEAL_NOTE_PERCENT = 5;
+
+    /**
+     * The note for a window during which a hypervisor took {@code stealPercent} of the host's CPU
+     * time, or null below {@link #STEAL_NOTE_PERCENT} (or unknown): on a shared virtual machine the
+     * figures then measure the host's other tenants as much as the cluster.
+     */
+    static String stealNote(double stealPercent) {
+        if (Double.isNaN(stealPercent) || stealPercent < STEAL_NOTE_PERCENT) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "%s: note: the hypervisor took %.0f %% of this host's CPU time during the window (CPU steal in /proc/stat); "
+                + "the figures measure a contended host, measure again when it is not", Main.NAME, stealPercent);
     }
 
     /**
