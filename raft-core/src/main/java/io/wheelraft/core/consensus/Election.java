@@ -50,7 +50,7 @@ final class Election {
     /** Answers other nodes' (pre-)vote requests; reads from here when the leader counts as lost. */
     private final VoteAnswers answers;
     /** Whether the leader is lost, and from when this node may act on it. */
-    private final LeaderWatch watch;
+    private final LeaderLiveness liveness;
     /** When to start our own pre-vote early (a candidate behind us asked during our hold); MAX_VALUE: not planned. */
     private long campaignAtMs = Long.MAX_VALUE;
     /**
@@ -88,7 +88,7 @@ final class Election {
     /** This node holds one of {@link #slots}: from its round's start until its campaign is over ({@link #settleSlot}). */
     private boolean holdsSlot;
     /**
-     * The silent-leader turn ({@link LeaderWatch#silentTurnAtMs}) a wake-up already acted on. The turn is a
+     * The silent-leader turn ({@link LeaderLiveness#silentTurnAtMs}) a wake-up already acted on. The turn is a
      * moment, not a state: once it passed and this follower started its pre-vote, got in line for
      * a campaign slot, deferred to another candidate (whose retry timer looks again) or found a
      * round of its own running, the round's own timers carry on. Asking to be woken for a turn
@@ -103,13 +103,13 @@ final class Election {
         this.config = config;
         this.self = config.self();
         this.removed = new RemovedMember(self);
-        this.watch = new LeaderWatch(core, config);
-        this.answers = new VoteAnswers(core, config, this, watch);
+        this.liveness = new LeaderLiveness(core, config);
+        this.answers = new VoteAnswers(core, config, this, liveness);
     }
 
     /** What this node knows of its leader's liveness. */
-    LeaderWatch watch() {
-        return watch;
+    LeaderLiveness liveness() {
+        return liveness;
     }
 
     void shareCampaignSlots(CampaignSlots shared) {
@@ -167,7 +167,7 @@ final class Election {
         if (tally != null && tally.preVote && core.role() != Role.CANDIDATE) {
             tally = null;
         }
-        watch.leaderHeard();
+        liveness.leaderHeard();
         if (failedRounds != 0) {
             failedRounds = 0; // checked first: this runs on every heartbeat, and the field is volatile
         }
@@ -221,7 +221,7 @@ final class Election {
         if (core.term() != 0 || core.log().lastIndex() != 0 || core.leader() != null) {
             return;
         }
-        watch.startedFresh();
+        liveness.startedFresh();
         if (designatedFirst()) {
             firstCampaignAtMs = nowMs + delayMs;
         } else {
@@ -240,7 +240,7 @@ final class Election {
      * @return true if it waits (the caller starts no pre-vote now)
      */
     boolean waitsForFreshDesignated(long nowMs) {
-        if (!watch.followedNoLeader() || nowMs >= freshGraceUntilMs) {
+        if (!liveness.followedNoLeader() || nowMs >= freshGraceUntilMs) {
             return false;
         }
         PeerId chosen = designated();
@@ -294,7 +294,7 @@ final class Election {
     }
 
     private int turnOrPlace() {
-        int known = watch.knownTurn();
+        int known = liveness.knownTurn();
         return known > 0 ? known : ElectionPriority.place(core.membership(), self, core.leader(), ownPriority());
     }
 
@@ -312,7 +312,7 @@ final class Election {
      * @return true if it waits (the caller starts no pre-vote now)
      */
     boolean waitsForPreferred(long nowMs) {
-        if (watch.knownTurn() > 0 || campaignAtMs != Long.MAX_VALUE) {
+        if (liveness.knownTurn() > 0 || campaignAtMs != Long.MAX_VALUE) {
             return false; // a turn already orders us, or the wait (or an earlier start) is planned
         }
         int ahead = ElectionPriority.knownPreferred(core.membership(), self, core.leader(), ownPriority());
@@ -378,14 +378,14 @@ final class Election {
         if (core.role() == Role.LEADER || core.role() == Role.CANDIDATE || core.repairing() || core.leader() == null || !core.leader().endpoint().equals(endpoint)) {
             return false;
         }
-        if (!watch.connectionBroke(nowMs)) {
+        if (!liveness.connectionBroke(nowMs)) {
             return false; // the same break reported again (e.g. by both directions): keep the first
         }
         if (answers.behindAskedJustBefore(nowMs)) {
-            campaignAtMs = watch.lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
+            campaignAtMs = liveness.lostForVotingAtMs(); // onWake starts our pre-vote then, unless we back another's
         }
         LOG.debug("{} saw leader {}'s connection break {} ms after its last heartbeat; backs a candidate in {} ms", core.label(), core.leader(),
-                watch.sinceLastHeartbeatMs(nowMs), Math.max(0, watch.lostForVotingAtMs() - nowMs));
+                liveness.sinceLastHeartbeatMs(nowMs), Math.max(0, liveness.lostForVotingAtMs() - nowMs));
         answers.decideHeld(nowMs, false); // held pre-votes waited for this
         // A witness backs a candidate sooner, like any voter that saw the break, but never campaigns itself.
         return !WitnessRules.neverLeads(config, core.membership());
@@ -394,21 +394,21 @@ final class Election {
     /**
      * The transport found the process at {@code endpoint} gone: after its connection broke, a new
      * connection to it was refused (nothing listens there). If it was our leader's and we saw the
-     * break, the hold shrinks to what a lease needs ({@link LeaderWatch#lostForVotingAtMs}); held answers
+     * break, the hold shrinks to what a lease needs ({@link LeaderLiveness#lostForVotingAtMs}); held answers
      * and a candidacy waiting on our own hold are decided again now.
      */
     void onLeaderProcessGone(String endpoint, long nowMs) {
-        if (core.leader() == null || !core.leader().endpoint().equals(endpoint) || !watch.processFoundGone()) {
+        if (core.leader() == null || !core.leader().endpoint().equals(endpoint) || !liveness.processFoundGone()) {
             return;
         }
         LOG.debug("{} learned leader {}'s process is gone (a new connection was refused); backs a candidate in {} ms", core.label(),
-                core.leader(), Math.max(0, watch.lostForVotingAtMs() - nowMs));
+                core.leader(), Math.max(0, liveness.lostForVotingAtMs() - nowMs));
         // What waited for the end of our hold waits for its new, earlier end; onWake does what is due.
         if (campaignAtMs != Long.MAX_VALUE) {
-            campaignAtMs = Math.min(campaignAtMs, watch.lostForVotingAtMs());
+            campaignAtMs = Math.min(campaignAtMs, liveness.lostForVotingAtMs());
         }
         if (candidacyAtMs != Long.MAX_VALUE) {
-            candidacyAtMs = Math.min(candidacyAtMs, watch.lostForVotingAtMs());
+            candidacyAtMs = Math.min(candidacyAtMs, liveness.lostForVotingAtMs());
         }
         VoteTally t = tally;
         if (t != null && t.preVote && t.term == core.term() + 1 && t.outcome(core.membership()) == VoteTally.Outcome.PENDING) {
@@ -427,7 +427,7 @@ final class Election {
      * we let it: the short election retry checks again later, in case it fails.
      */
     void onConnectionLostGraceElapsed(long nowMs) {
-        if (core.role() != Role.LEADER && core.role() != Role.CANDIDATE && watch.leaderLost(nowMs) && !preVoting()) {
+        if (core.role() != Role.LEADER && core.role() != Role.CANDIDATE && liveness.leaderLost(nowMs) && !preVoting()) {
             if (deferring(nowMs)) {
                 core.out().retryElection();
             } else {
@@ -449,7 +449,7 @@ final class Election {
         }
         if (nowMs >= firstCampaignAtMs) {
             firstCampaignAtMs = Long.MAX_VALUE;
-            if (core.role() == Role.FOLLOWER && watch.followedNoLeader() && core.term() == 0 && !preVoting() && !deferring(nowMs)
+            if (core.role() == Role.FOLLOWER && liveness.followedNoLeader() && core.term() == 0 && !preVoting() && !deferring(nowMs)
                     && removed.mayCampaign(core.membership())) {
                 // Pre-vote (thesis §9.6) keeps a node that cannot win from raising the group's
                 // term and deposing a live leader; it never decides who may win (election safety
@@ -482,13 +482,13 @@ final class Election {
         }
         if (nowMs >= campaignAtMs) {
             campaignAtMs = Long.MAX_VALUE;
-            if (core.role() == Role.FOLLOWER && watch.leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
+            if (core.role() == Role.FOLLOWER && liveness.leaderLost(nowMs) && !preVoting() && !deferring(nowMs)) {
                 startPreVote(nowMs);
                 return;
             }
         }
-        if (core.role() == Role.FOLLOWER && watch.knownTurn() > 0 && silentTurnDue(nowMs)) {
-            silentTurnActedOnMs = watch.silentTurnAtMs();
+        if (core.role() == Role.FOLLOWER && liveness.knownTurn() > 0 && silentTurnDue(nowMs)) {
+            silentTurnActedOnMs = liveness.silentTurnAtMs();
             if (preVoting()) {
                 return; // our round is under way: its answers or its lost-round retry decide what follows
             }
@@ -502,7 +502,7 @@ final class Election {
 
     /** Our silent-leader turn has come and no wake-up has acted on it yet. */
     private boolean silentTurnDue(long nowMs) {
-        long at = watch.silentTurnAtMs();
+        long at = liveness.silentTurnAtMs();
         return nowMs >= at && at != silentTurnActedOnMs;
     }
 
@@ -516,15 +516,15 @@ final class Election {
         if (tally != null) {
             at = Math.min(at, resends.earliestMs());
         }
-        if (core.role() == Role.FOLLOWER && watch.knownTurn() > 0 && watch.silentTurnAtMs() != silentTurnActedOnMs) {
-            at = Math.min(at, watch.silentTurnAtMs());
+        if (core.role() == Role.FOLLOWER && liveness.knownTurn() > 0 && liveness.silentTurnAtMs() != silentTurnActedOnMs) {
+            at = Math.min(at, liveness.silentTurnAtMs());
         }
         return at;
     }
 
     /** No election business: no round, no held answer, no break seen, no campaign planned (a follower may go quiet). */
     boolean idle() {
-        return tally == null && answers.holdsNone() && !watch.sawConnectionBreak() && campaignAtMs == Long.MAX_VALUE
+        return tally == null && answers.holdsNone() && !liveness.sawConnectionBreak() && campaignAtMs == Long.MAX_VALUE
                 && candidacyAtMs == Long.MAX_VALUE && firstCampaignAtMs == Long.MAX_VALUE && probeAtMs == Long.MAX_VALUE;
     }
 
@@ -542,17 +542,17 @@ final class Election {
 
     /**
      * Our pre-vote won: become candidate, but only once we, too, would back a candidate against
-     * the old leader ({@link LeaderWatch#lostForVoting}): our own vote is one of the election quorum,
+     * the old leader ({@link LeaderLiveness#lostForVoting}): our own vote is one of the election quorum,
      * and the old leader's lease may rest on our acknowledgement of its last heartbeat (a quorum
      * of the leader and us, while the other voters missed that heartbeat), so our own hold must
      * pass like theirs. Until then we wait for a wake-up; the leader speaking cancels it.
      */
     private void becomeCandidateOnceOwnHoldPassed(long nowMs) {
-        if (watch.lostForVoting(nowMs)) {
+        if (liveness.lostForVoting(nowMs)) {
             candidacyAtMs = Long.MAX_VALUE;
             becomeCandidate(nowMs, false);
         } else {
-            candidacyAtMs = watch.lostForVotingAtMs();
+            candidacyAtMs = liveness.lostForVotingAtMs();
             LOG.debug("{} won its pre-vote for term {}; campaigns when its own hold ends at {}", core.label(), core.term() + 1, candidacyAtMs);
         }
     }
@@ -591,7 +591,7 @@ final class Election {
                 return;
             }
         }
-        broadcastVote(true, core.term() + 1, false, watch.sawConnectionBreak());
+        broadcastVote(true, core.term() + 1, false, liveness.sawConnectionBreak());
     }
 
     private void becomeCandidate(long nowMs, boolean leadershipTransfer) {
@@ -631,7 +631,7 @@ final class Election {
                     .setLeadershipTransfer(transfer)
                     .setLeaderConnectionBroke(leaderConnectionBroke)
                     .setYieldedBy(rivalThatYielded)
-                    .setLeaderProcessGone(preVote && leaderConnectionBroke && watch.processGone())
+                    .setLeaderProcessGone(preVote && leaderConnectionBroke && liveness.processGone())
                     .build()));
         }
     }
@@ -643,7 +643,7 @@ final class Election {
 
     /** A candidate behind us needs us: start our pre-vote when our own hold after the break ends. */
     void campaignWhenOwnHoldEnds() {
-        campaignAtMs = watch.lostForVotingAtMs();
+        campaignAtMs = liveness.lostForVotingAtMs();
     }
 
     /** The term of the round in progress (only while {@link #preVoting}). */
@@ -689,7 +689,7 @@ final class Election {
 
     /** The short retry pause after a lost round ended: try again if the leader is still lost. */
     void onElectionRetry(long nowMs) {
-        if (core.role() == Role.FOLLOWER && tally == null && watch.leaderLost(nowMs)) {
+        if (core.role() == Role.FOLLOWER && tally == null && liveness.leaderLost(nowMs)) {
             if (deferring(nowMs)) {
                 core.out().retryElection(); // another survivor is campaigning: look again after its round
             } else {

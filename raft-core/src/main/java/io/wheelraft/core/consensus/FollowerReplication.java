@@ -61,7 +61,7 @@ final class FollowerReplication {
         if (!acceptLeader(peerOf(req.getServerId()), req.getTerm(), "AppendEntries", nowMs)) {
             return reject(req, 0, 0);
         }
-        core.election().watch().turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), !req.getNoLease(), nowMs);
+        core.election().liveness().turnFromLeader(req.getFailoverTurn(), req.getHeartbeat() && !req.getReadRound(), !req.getNoLease(), nowMs);
 
         long prev = req.getPrevLogIndex();
         if (prev < core.commitIndex()) {

@@ -219,7 +219,7 @@ public final class RaftCore {
         }
         election.endUndecidedPreVote(nowMs);
         // With a failover turn from the leader, the timer waits for that turn (see Election#silentTurnAtMs).
-        if (nowMs >= election.watch().silentTurnAtMs() && !election.preVoting()
+        if (nowMs >= election.liveness().silentTurnAtMs() && !election.preVoting()
                 && !election.deferring(nowMs) && !election.waitsForPreferred(nowMs) && !election.waitsForFreshDesignated(nowMs)) {
             election.startPreVote(nowMs);
         }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * is behind ours starts here (our own campaign, or {@link ImpliedPreVote}). It exists apart from
  * {@link Election}, which runs this node's own campaigns, because answering is a separate job
  * with its own state (grants, held answers, refused-as-behind bookkeeping); both read when the
- * leader counts as lost from its {@link LeaderWatch}. Not thread-safe: owned by the core, on the
+ * leader counts as lost from its {@link LeaderLiveness}. Not thread-safe: owned by the core, on the
  * node's Raft lane.
  */
 final class VoteAnswers {
@@ -32,7 +32,7 @@ final class VoteAnswers {
     private final PeerId self;
     private final Election election;
     /** Whether our own leader counts as lost for backing a candidate. */
-    private final LeaderWatch watch;
+    private final LeaderLiveness liveness;
     /** When we last granted a real vote (pre-votes are held back briefly after it). */
     private long lastVoteGrantMs = Long.MIN_VALUE / 2;
     /** Pre-vote answers held while we confirm the leader is lost. */
@@ -48,12 +48,12 @@ final class VoteAnswers {
     /** A pre-vote request refused for its shorter log, counted as the asker's pre-vote in our next round. */
     private final ImpliedPreVote implied = new ImpliedPreVote();
 
-    VoteAnswers(RaftCore core, RaftConfig config, Election election, LeaderWatch watch) {
+    VoteAnswers(RaftCore core, RaftConfig config, Election election, LeaderLiveness liveness) {
         this.core = core;
         this.config = config;
         this.self = config.self();
         this.election = election;
-        this.watch = watch;
+        this.liveness = liveness;
     }
 
     /**
@@ -112,9 +112,9 @@ final class VoteAnswers {
             return;
         }
         for (HeldVotes.Held h : held.takeAll()) {
-            if (!leaderSpoke && !watch.lostForVoting(nowMs)) {
-                long lostAt = watch.lostForVotingAtMs();
-                if (watch.sawConnectionBreak() && lostAt > h.deadlineMs) {
+            if (!leaderSpoke && !liveness.lostForVoting(nowMs)) {
+                long lostAt = liveness.lostForVotingAtMs();
+                if (liveness.sawConnectionBreak() && lostAt > h.deadlineMs) {
                     h.deadlineMs = lostAt; // saw the break; only the lease hold is left (at most half a grace)
                 }
                 if (nowMs < h.deadlineMs) {
@@ -165,11 +165,11 @@ final class VoteAnswers {
      * answer is held ({@link #holdDeadlineMs}) when {@code replyTo} allows it.
      */
     private RequestVoteResponse preVote(RequestVoteRequest req, PeerId candidate, long nowMs, VoteReply replyTo) {
-        if (!watch.processGone() && core.leader() != null && core.role() == Role.FOLLOWER && claimsOurLeaderGone(req)) {
+        if (!liveness.processGone() && core.leader() != null && core.role() == Role.FOLLOWER && claimsOurLeaderGone(req)) {
             // The candidate saw our leader's connection break and its address refuse a new one. Our
             // own report of the break may still be on its way (a busy or freshly started process
             // hears of it tens of ms later): take the candidate's word for both.
-            watch.takeWordThatLeaderIsGone(nowMs);
+            liveness.takeWordThatLeaderIsGone(nowMs);
             LOG.debug("{} takes {}'s word that leader {}'s process is gone", core.label(), candidate, core.leader());
         }
         if (election.preVoting() && req.getTerm() == election.roundTerm()) {
@@ -193,7 +193,7 @@ final class VoteAnswers {
         boolean backable = req.getTerm() > core.term() && logOk && core.role() != Role.LEADER
                 && (nowMs - lastVoteGrantMs >= config.electionTimeoutMs() / 2 || core.lastLeaderContactMs() > lastVoteGrantMs
                     || candidate.equals(core.votedFor()) || votedForTheRivalThatYielded);
-        boolean lost = watch.lostForVoting(nowMs) || votedForTheRivalThatYielded;
+        boolean lost = liveness.lostForVoting(nowMs) || votedForTheRivalThatYielded;
         if (backable && !lost && replyTo != null) {
             long deadline = holdDeadlineMs(req, nowMs);
             if (deadline > nowMs) {
@@ -225,11 +225,11 @@ final class VoteAnswers {
             // another survivor's pre-vote: two rounds at once could split the vote).
             BEHIND_PRE_VOTE_LOG.info(nowMs, "{} refused the pre-vote of {} (log behind ours); starting its own", core.label(), candidate);
             election.startPreVote(nowMs);
-        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && watch.sawConnectionBreak() && !lost) {
+        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && liveness.sawConnectionBreak() && !lost) {
             // The same, but our own hold after the break is not over yet: campaign when it is,
             // rather than a slot later at our own turn.
             election.campaignWhenOwnHoldEnds();
-        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && !watch.sawConnectionBreak()) {
+        } else if (behindNeedsUs && req.getLeaderConnectionBroke() && !liveness.sawConnectionBreak()) {
             // The same, but the candidate's break report came before ours (see onConnectionLost).
             behindAskedBeforeBreakMs = nowMs;
         }
@@ -241,7 +241,7 @@ final class VoteAnswers {
      * leader's connection break, and found its process gone. Taking its word spares only the
      * wait for a heartbeat that would prove a flap: liveness, since a wrong word (a firewall that
      * answers with resets) costs an election, never safety, because the lease part of our hold is
-     * our own (see {@link LeaderWatch#lostForVotingAtMs}).
+     * our own (see {@link LeaderLiveness#lostForVotingAtMs}).
      */
     private boolean claimsOurLeaderGone(RequestVoteRequest req) {
         return req.getPreVote() && req.getLeaderConnectionBroke() && req.getLeaderProcessGone() && req.getTerm() == core.term() + 1;
@@ -266,8 +266,8 @@ final class VoteAnswers {
      * leader: the candidate's last contact was a little earlier than ours).
      */
     private long holdDeadlineMs(RequestVoteRequest req, long nowMs) {
-        if (watch.sawConnectionBreak()) {
-            return watch.lostForVotingAtMs();
+        if (liveness.sawConnectionBreak()) {
+            return liveness.lostForVotingAtMs();
         }
         long window = config.voteConfirmWindowMs();
         if (req.getLeaderConnectionBroke()) {
@@ -300,7 +300,7 @@ final class VoteAnswers {
         // A node that just started counts its start as contact: it may have acknowledged a
         // heartbeat just before a restart, and the old leader's lease relies on that.
         if (!req.getLeadershipTransfer() && req.getTerm() > core.term()
-                && (core.role() == Role.LEADER || !(watch.lostForVoting(nowMs) || votedForTheRivalThatYielded(req)))) {
+                && (core.role() == Role.LEADER || !(liveness.lostForVoting(nowMs) || votedForTheRivalThatYielded(req)))) {
             return voteResponse(false, false, core.leader() == null ? "heard from a leader (or started) recently" : "a live leader " + core.leader() + " is known");
         }
         if (req.getTerm() > core.term()) {
@@ -316,7 +316,7 @@ final class VoteAnswers {
             // make us refuse the next candidate if this one fails. Pre-vote already keeps us from
             // disrupting the candidate we voted for. The broken-connection shortcut does end: it
             // was about the old leader, and would otherwise depose the new one.
-            watch.forgetConnectionBreak();
+            liveness.forgetConnectionBreak();
             lastVoteGrantMs = nowMs;
             LOG.debug("{} grants its vote of term {} to {}", core.label(), core.term(), candidate);
             return voteResponse(false, true, "");

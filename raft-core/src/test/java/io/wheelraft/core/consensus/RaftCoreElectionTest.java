@@ -383,7 +383,7 @@ class RaftCoreElectionTest {
             f.core.handleAppendEntries(heartbeat(N1, 1, turn), 100);
             f.core.onConnectionLost(N1.endpoint(), 150);
             assertEquals((turn - 1) * slot(), f.core.campaignDelayAfterBreakMs(), "turn " + turn);
-            assertEquals(turn, f.core.election().watch().knownTurn());
+            assertEquals(turn, f.core.election().liveness().knownTurn());
         }
         long[] delays = new long[5];
         for (int i = 2; i <= 5; i++) {
@@ -536,7 +536,7 @@ class RaftCoreElectionTest {
         }
         assertEquals(java.util.Map.of(N3, 1, peer(4), 2, N2, 3), turns, "n3 and n4 hold more of the log than n2; n3 has the lower id");
         nodes.get(3).core.handleAppendEntries(toN4, ELECTION_TIMEOUT_MS + 3);
-        assertEquals(2, nodes.get(3).core.election().watch().knownTurn());
+        assertEquals(2, nodes.get(3).core.election().liveness().knownTurn());
     }
 
     // ------------------------------------------------------------ held pre-vote answers
@@ -767,7 +767,7 @@ class RaftCoreElectionTest {
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
         f.core.onElectionTimeout(150 + GRACE_MS);
         assertTrue(f.fx.sends().isEmpty());
-        assertFalse(f.core.election().watch().leaderLost(150 + GRACE_MS));
+        assertFalse(f.core.election().liveness().leaderLost(150 + GRACE_MS));
     }
 
     @Test
@@ -778,7 +778,7 @@ class RaftCoreElectionTest {
         f.core.handleAppendEntries(heartbeat(N1, 1), 200); // reconnected
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS);
         assertTrue(f.fx.sends().isEmpty(), "campaigned although the leader spoke after the break");
-        assertFalse(f.core.election().watch().leaderLost(150 + GRACE_MS));
+        assertFalse(f.core.election().liveness().leaderLost(150 + GRACE_MS));
     }
 
     @Test
@@ -808,7 +808,7 @@ class RaftCoreElectionTest {
         assertTrue(f.core.handleRequestVote(voteRequest(N3, 2, 0, 0, false), 150 + GRACE_MS).getGranted());
         f.core.onConnectionLostGraceElapsed(150 + GRACE_MS + 8);
         assertTrue(f.fx.sends().isEmpty(), "started a pre-vote right after voting for n3: " + f.fx.sends());
-        assertFalse(f.core.election().watch().leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
+        assertFalse(f.core.election().liveness().leaderLost(150 + GRACE_MS + 8), "the broken connection of the term-1 leader still counts after voting in term 2");
     }
 
     /**

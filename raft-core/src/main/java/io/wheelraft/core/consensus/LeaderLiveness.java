@@ -11,7 +11,7 @@ import io.wheelraft.core.PeerId;
  *
  * <p>Not thread-safe: owned by the core, on the node's Raft lane.
  */
-final class LeaderWatch {
+final class LeaderLiveness {
 
     private final RaftCore core;
     private final RaftConfig config;
@@ -46,7 +46,7 @@ final class LeaderWatch {
      */
     private boolean followedNoLeader;
 
-    LeaderWatch(RaftCore core, RaftConfig config) {
+    LeaderLiveness(RaftCore core, RaftConfig config) {
         this.core = core;
         this.config = config;
         this.lastHeartbeatMs = core.lastLeaderContactMs(); // our start counts as one (we may have acknowledged one just before)
