@@ -161,26 +161,6 @@ class CoalescerTest {
         assertEquals(0, c.queued());
     }
 
-    /** An event loop run by hand: tasks wait until the test runs them; it can be made to refuse. */
-    private static final class ManualLoop implements java.util.concurrent.Executor {
-        final List<Runnable> tasks = new ArrayList<>();
-        boolean refusing;
-
-        @Override
-        public void execute(Runnable task) {
-            if (refusing) {
-                throw new java.util.concurrent.RejectedExecutionException("shutting down");
-            }
-            tasks.add(task);
-        }
-
-        void runAll() {
-            List<Runnable> due = new ArrayList<>(tasks);
-            tasks.clear();
-            due.forEach(Runnable::run);
-        }
-    }
-
     @Test
     void onceTheLoopIsKnownUrgentItemsLeaveFromOneLoopTaskWithEverythingAddedBeforeItRuns() {
         Coalescer<String> c = coalescer(1000);

@@ -4,33 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LoopWriteTest {
-
-    /** An event loop run by hand; it can be made to refuse tasks, as a loop shutting down does. */
-    private static final class ManualLoop implements Executor {
-        final List<Runnable> tasks = new ArrayList<>();
-        boolean refusing;
-
-        @Override
-        public void execute(Runnable task) {
-            if (refusing) {
-                throw new RejectedExecutionException("shutting down");
-            }
-            tasks.add(task);
-        }
-
-        void runAll() {
-            List<Runnable> due = new ArrayList<>(tasks);
-            tasks.clear();
-            due.forEach(Runnable::run);
-        }
-    }
 
     private final List<String> written = new ArrayList<>();
     private final List<String> pending = new ArrayList<>();
