@@ -35,14 +35,18 @@ final class BenchReport {
 
     static String table(List<BenchResult> results) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| system | in flight | ops/s | p50 ms | p99 ms | p999 ms | failed | load avg at start | CPU steal % |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("| system | in flight | ops/s | p50 ms | p99 ms | p999 ms | failed | load avg at start | CPU steal % | server CPU µs/op |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (BenchResult r : results) {
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s | %s | %s | %d | %.2f | %s |%n",
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s | %s | %s | %d | %.2f | %s | %s |%n",
                     r.system(), r.inFlight(), r.opsPerSecond(), millis(r.p50Ms()), millis(r.p99Ms()), millis(r.p999Ms()),
-                    r.failed(), r.loadBefore(), Double.isNaN(r.stealPercent()) ? "-" : String.format(Locale.ROOT, "%.0f", r.stealPercent())));
+                    r.failed(), r.loadBefore(), orDash(r.stealPercent(), "%.0f"), orDash(r.serverCpuMicrosPerOp(), "%,.1f")));
         }
         return sb.toString();
+    }
+
+    private static String orDash(double value, String format) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
     }
 
     /** Said instead of a latency when no request was both sent and answered inside the window. */
@@ -99,9 +103,13 @@ final class BenchReport {
             }
             results.add(new BenchResult(cells[1].trim(), Integer.parseInt(cells[2].trim()), number(cells[3]), number(cells[4]),
                     number(cells[5]), number(cells[6]), 0, (long) number(cells[7]), number(cells[8]),
-                    cells.length > 9 && !cells[9].trim().equals("-") ? number(cells[9]) : Double.NaN)); // older tables have no steal column
+                    optional(cells, 9), optional(cells, 10))); // older tables have no steal or CPU column
         }
         return results;
+    }
+
+    private static double optional(String[] cells, int i) {
+        return cells.length > i && !cells[i].trim().equals("-") ? number(cells[i]) : Double.NaN;
     }
 
     private static double number(String cell) {

@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp "raft-bench/target/classes:$(cat raft-bench/target/bench.classpath)" io.wheelraft.bench.BenchRunner \
- *     [--duration 30] [--rounds 1] [--warmup 40] [--settle 2] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
+ *     [--duration 30] [--rounds 1] [--warmup 40] [--settle 15] [--in-flight 1,16,128] [--systems wheelraft,jraft,ratis]
  *     [--election-timeout-ms 1000] [--counter-jar raft-example/target/wheelraft-counter.jar]
  *     [--docs docs | --no-docs] [--work-dir DIR] [--jfr [--jfr-settings profile|FILE.jfc]] [--cli-bench WARMUP_SECS]
  * java ... io.wheelraft.bench.BenchRunner --replot docs/benchmarks/cluster-comparison.md
@@ -54,7 +54,7 @@ public final class BenchRunner {
      * 1-in-flight point, which then measured a fifth to a quarter of its rate with 40 s.
      */
     private int warmupSecs = 40;
-    private int settleSecs = 2;
+    private int settleSecs = 15;
     private List<Integer> inFlight = List.of(1, 16, 128);
     private List<String> systems = List.of("wheelraft", "jraft", "ratis");
     private int electionTimeoutMs = 1000;
@@ -200,17 +200,15 @@ public final class BenchRunner {
             }
             for (int n : inFlight) {
                 double load = loadAverage();
-                long cpu0 = cluster.serverCpuNanos();
-                HostCpu.Snapshot host0 = HostCpu.read();
-                ClosedLoopLoad.Measurement m = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L);
-                double steal = HostCpu.stealPercent(host0, HostCpu.read());
-                // Server CPU over settling and window together, per op at the window's rate: an estimate
-                // (the rate while settling is taken to be the window's), printed only, not in the table.
-                double cpuMicrosPerOp = (cluster.serverCpuNanos() - cpu0) / 1e3 / Math.max(1, m.opsPerSecond() * (settleSecs + durationSecs));
+                WindowSamples window = new WindowSamples(cluster);
+                ClosedLoopLoad.Measurement m = new ClosedLoopLoad(client, n).run(settleSecs * 1000L, durationSecs * 1000L, window);
+                double steal = window.stealPercent();
+                RoundsSummary.Point point = new RoundsSummary.Point(round, system.label(), n, m, load, steal, window.serverCpuNanos());
+                double cpuMicrosPerOp = point.serverCpuMicrosPerOp();
                 BenchResult r = new BenchResult(system.label(), n, m.opsPerSecond(), m.percentileMillis(50), m.percentileMillis(99),
-                        m.percentileMillis(99.9), m.acknowledged(), m.failed(), load, steal);
-                results.add(new RoundsSummary.Point(round, system.label(), n, m, load, steal));
-                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, %s, server CPU ~%.1f us/op (%d failed; load avg %.2f; CPU steal %.0f%%)%n",
+                        m.percentileMillis(99.9), m.acknowledged(), m.failed(), load, steal, cpuMicrosPerOp);
+                results.add(point);
+                System.out.printf(Locale.ROOT, "%s, %d in flight: %,.0f ops/s, %s, server CPU %.1f us/op (%d failed; load avg %.2f; CPU steal %.0f%%)%n",
                         system.label(), n, r.opsPerSecond(), latencies(r), cpuMicrosPerOp, r.failed(), load, steal);
                 if (cliBench != null && system.key().equals("wheelraft")) {
                     // The client again after the command line, so that servers warming up (or the

@@ -58,20 +58,46 @@ final class ClosedLoopLoad {
         this.inFlight = inFlight;
     }
 
+    /** What the caller samples at the window's two ends (server CPU, the host's steal), so that it covers the window alone. */
+    interface WindowEdges {
+        WindowEdges NONE = new WindowEdges() {
+            @Override
+            public void opened() {
+            }
+
+            @Override
+            public void closed() {
+            }
+        };
+
+        /** Called as the window opens, after the settling period. */
+        void opened();
+
+        /** Called as the window closes, before the requests still outstanding are waited for. */
+        void closed();
+    }
+
     /** Runs the load for {@code settleMs + measureMs}, then waits for every outstanding request. */
     Measurement run(long settleMs, long measureMs) throws InterruptedException {
+        return run(settleMs, measureMs, WindowEdges.NONE);
+    }
+
+    /** As {@link #run(long, long)}, telling {@code edges} when the measured window opens and closes. */
+    Measurement run(long settleMs, long measureMs, WindowEdges edges) throws InterruptedException {
         drained = new CountDownLatch(inFlight);
         running = true;
         for (int slot = 0; slot < inFlight; slot++) {
             issue(slot);
         }
         Thread.sleep(settleMs); // unmeasured settling period: a fixed length of time, not a condition
+        edges.opened();
         long start = System.nanoTime();
         windowStart = start;
         windowEnd = start + TimeUnit.MILLISECONDS.toNanos(measureMs);
         windowSet = true;
         Thread.sleep(measureMs); // the measured window itself
         running = false;
+        edges.closed();
         boolean allBack = drained.await(30, TimeUnit.SECONDS);
         retries.shutdownNow();
         if (!allBack) {

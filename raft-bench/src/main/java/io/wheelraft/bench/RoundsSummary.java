@@ -25,8 +25,17 @@ import java.util.Objects;
  */
 final class RoundsSummary {
 
-    /** One system at one in-flight count in one round. */
-    record Point(int round, String system, int inFlight, ClosedLoopLoad.Measurement measurement, double loadBefore, double stealPercent) {
+    /**
+     * One system at one in-flight count in one round.
+     *
+     * @param serverCpuNanos the three servers' process CPU over the window; negative if unknown
+     */
+    record Point(int round, String system, int inFlight, ClosedLoopLoad.Measurement measurement, double loadBefore, double stealPercent,
+                 long serverCpuNanos) {
+        /** Server CPU per acknowledged increment in microseconds, NaN if unknown or nothing was acknowledged. */
+        double serverCpuMicrosPerOp() {
+            return serverCpuNanos < 0 || measurement.acknowledged() == 0 ? Double.NaN : serverCpuNanos / 1e3 / measurement.acknowledged();
+        }
     }
 
     private final List<Point> points = new ArrayList<>();
@@ -53,6 +62,7 @@ final class RoundsSummary {
             double seconds = 0;
             double load = 0;
             double steal = 0;
+            long cpuNanos = 0;
             for (Point p : same) {
                 merged.add(p.measurement().latencyMicros());
                 acked += p.measurement().acknowledged();
@@ -60,11 +70,13 @@ final class RoundsSummary {
                 seconds += p.measurement().seconds();
                 load += p.loadBefore();
                 steal += p.stealPercent();
+                cpuNanos = cpuNanos < 0 || p.serverCpuNanos() < 0 ? -1 : cpuNanos + p.serverCpuNanos();
             }
             ClosedLoopLoad.Measurement all = new ClosedLoopLoad.Measurement(acked, failed, seconds, merged);
             Point first = same.get(0);
             rows.add(new BenchResult(first.system(), first.inFlight(), all.opsPerSecond(), all.percentileMillis(50),
-                    all.percentileMillis(99), all.percentileMillis(99.9), acked, failed, load / same.size(), steal / same.size()));
+                    all.percentileMillis(99), all.percentileMillis(99.9), acked, failed, load / same.size(), steal / same.size(),
+                    cpuNanos < 0 || acked == 0 ? Double.NaN : cpuNanos / 1e3 / acked));
         }
         return rows;
     }
@@ -91,6 +103,8 @@ final class RoundsSummary {
                         (ref, o) -> ref.measurement().opsPerSecond() / o.measurement().opsPerSecond());
                 row(sb, reference, other, n, rounds, "p99 ratio (theirs / ours)",
                         (ref, o) -> o.measurement().percentileMillis(99) / ref.measurement().percentileMillis(99));
+                row(sb, reference, other, n, rounds, "server CPU per op ratio (theirs / ours)",
+                        (ref, o) -> o.serverCpuMicrosPerOp() / ref.serverCpuMicrosPerOp());
             }
         }
         return sb.toString();
