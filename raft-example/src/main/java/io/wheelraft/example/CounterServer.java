@@ -24,12 +24,10 @@ import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One counter node: RocksDB log, file meta and local snapshots under the data directory, the gRPC
@@ -107,7 +105,6 @@ public final class CounterServer implements AutoCloseable {
     private GrpcRaftTransport transport;
     private RaftGroupService group;
     private Node node;
-    private volatile NodeStatus lastSeen;
 
     private CounterServer(Settings settings) {
         this.settings = settings;
@@ -189,7 +186,9 @@ public final class CounterServer implements AutoCloseable {
         transport.nodes().register(node);
         service.attach(node);
         registerGauges(registry);
-        watcher.scheduleWithFixedDelay(this::watchRole, 0, 10, TimeUnit.MILLISECONDS);
+        RoleWatch roles = new RoleWatch(node, watcher, LOG::info);
+        roles.start();
+        watcher.scheduleWithFixedDelay(roles::poll, RoleWatch.FALLBACK_POLL_MS, RoleWatch.FALLBACK_POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
         LOG.info("counter node {} serving on {} (data {}, {}{}, election timeout {} ms)", settings.self(), transport.endpoint(), data,
                 settings.member() ? "members " + settings.initialConfiguration() : "not a member yet: waiting to be added",
                 settings.witness() ? "; a witness: no counter, never leads" : "", settings.electionTimeoutMs());
@@ -282,21 +281,6 @@ public final class CounterServer implements AutoCloseable {
         // raft-core through NodeOptions.meterRegistry; these are the counter's.
         if (stateMachine != null) {
             Gauge.builder("counter.value", stateMachine, CounterStateMachine::value).register(registry);
-        }
-    }
-
-    /** Logs each change of role, term or leader, with the wall-clock time it was seen. */
-    private void watchRole() {
-        try {
-            NodeStatus now = node.status();
-            NodeStatus before = lastSeen;
-            lastSeen = now;
-            if (before == null || before.role() != now.role() || before.term() != now.term() || !Objects.equals(before.leader(), now.leader())) {
-                LOG.info("role change at {}: {} term={} leader={} (was {} term={})", Instant.now(), now.role().label(), now.term(),
-                        now.leader() == null ? "none" : now.leader(), before == null ? "-" : before.role().label(), before == null ? 0 : before.term());
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("status poll failed: {}", e.toString());
         }
     }
 
