@@ -68,6 +68,10 @@ final class NodeSink implements ReadyCarrier.Sink {
             dateRole(term); // a follower moving to a newer term gets no role change from the core (same role, no leader)
         }
         p.mirror().term = term;
+        // The watch's copy moves with the status: a follower with no leader that moves to a newer
+        // term gets no role change, and a caller waiting from what status() says must not be
+        // told of a change at once (HeldLeaderAnswer would go round without pause).
+        p.leaderWatch().changed(term, p.mirror().leader);
     }
 
     @Override

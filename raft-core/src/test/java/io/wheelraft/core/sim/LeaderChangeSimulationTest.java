@@ -2,6 +2,7 @@ package io.wheelraft.core.sim;
 
 import io.wheelraft.core.Node;
 import io.wheelraft.core.NodeStatus;
+import io.wheelraft.core.Role;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CompletableFuture;
@@ -41,5 +42,49 @@ class LeaderChangeSimulationTest {
             assertTrue(after.term() > before.term());
             assertEquals(after.leader(), c.node(follower).getLeaderId());
         }
+    }
+
+    /**
+     * A follower that knows no leader: a wait from what its {@code status()} says does not complete
+     * at once (its first term came from a vote request, with no role change, and the node's copy
+     * of the term for waiters once lagged behind, so such a wait completed at once and a caller
+     * re-arming it went round without pause), and it completes when the follower moves to a newer
+     * term (it answered a candidate), although neither role nor leader changes.
+     */
+    @Test
+    void aLeaderlessFollowersWaitHoldsUntilItsTermMoves() {
+        int seen = 0;
+        for (long seed = 1; seed <= 10; seed++) {
+            CommittedLog committed = new CommittedLog("seed " + seed);
+            SimCluster c = new SimCluster(seed, 3, i -> new CounterFsm(i, committed), o -> o.electionTimeoutMs((int) T).quiesceAfterMs(0));
+            assertTrue(c.runUntil(() -> c.leaderIndex() >= 0, 20 * T), "no leader; " + c.replayHint());
+            int leader = c.leaderIndex();
+            c.crash(leader, true);
+            for (int i = 0; i < 3; i++) {
+                if (i == leader) {
+                    continue;
+                }
+                int follower = i;
+                // Wait until this follower has let go of the crashed leader, still a follower in the old term.
+                if (!c.runUntil(() -> c.node(follower).status().leader() == null, 20 * T)) {
+                    continue;
+                }
+                NodeStatus before = c.node(follower).status();
+                if (before.role() != Role.FOLLOWER) {
+                    continue;
+                }
+                CompletableFuture<Void> change = c.node(follower).leaderChange(before.term(), null);
+                assertFalse(change.isDone(), "a wait for a change from what status() says completed at once: " + before + "; " + c.replayHint());
+                assertTrue(c.runUntil(() -> c.node(follower).status().term() > before.term(), 20 * T), "the term never moved; " + c.replayHint());
+                NodeStatus after = c.node(follower).status();
+                if (after.role() == Role.FOLLOWER && after.leader() == null) {
+                    seen++; // the case this test is about: a new term and nothing else
+                    assertTrue(change.isDone(), "term " + before.term() + " -> " + after.term() + " with no leader, and the waiter did not hear; "
+                            + c.replayHint());
+                }
+                break;
+            }
+        }
+        assertTrue(seen > 0, "no seed gave a leaderless follower a newer term: the test checked nothing");
     }
 }
