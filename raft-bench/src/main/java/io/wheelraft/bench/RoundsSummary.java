@@ -34,8 +34,13 @@ final class RoundsSummary {
                  long serverCpuNanos) {
         /** Server CPU per acknowledged increment in microseconds, NaN if unknown or nothing was acknowledged. */
         double serverCpuMicrosPerOp() {
-            return serverCpuNanos < 0 || measurement.acknowledged() == 0 ? Double.NaN : serverCpuNanos / 1e3 / measurement.acknowledged();
+            return microsPerOp(serverCpuNanos, measurement.acknowledged());
         }
+    }
+
+    /** CPU time per acknowledged increment in microseconds; NaN if the CPU is unknown (negative) or nothing was acknowledged. */
+    static double microsPerOp(long cpuNanos, long acknowledged) {
+        return cpuNanos < 0 || acknowledged == 0 ? Double.NaN : cpuNanos / 1e3 / acknowledged;
     }
 
     private final List<Point> points = new ArrayList<>();
@@ -76,7 +81,7 @@ final class RoundsSummary {
             Point first = same.get(0);
             rows.add(new BenchResult(first.system(), first.inFlight(), all.opsPerSecond(), all.percentileMillis(50),
                     all.percentileMillis(99), all.percentileMillis(99.9), acked, failed, load / same.size(), steal / same.size(),
-                    cpuNanos < 0 || acked == 0 ? Double.NaN : cpuNanos / 1e3 / acked));
+                    microsPerOp(cpuNanos, acked)));
         }
         return rows;
     }

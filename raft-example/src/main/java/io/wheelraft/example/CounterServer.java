@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One counter node: RocksDB log, file meta and local snapshots under the data directory, the gRPC
@@ -188,7 +189,7 @@ public final class CounterServer implements AutoCloseable {
         registerGauges(registry);
         RoleWatch roles = new RoleWatch(node, watcher, LOG::info);
         roles.start();
-        watcher.scheduleWithFixedDelay(roles::poll, RoleWatch.FALLBACK_POLL_MS, RoleWatch.FALLBACK_POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        watcher.scheduleWithFixedDelay(roles::poll, RoleWatch.FALLBACK_POLL_MS, RoleWatch.FALLBACK_POLL_MS, TimeUnit.MILLISECONDS);
         LOG.info("counter node {} serving on {} (data {}, {}{}, election timeout {} ms)", settings.self(), transport.endpoint(), data,
                 settings.member() ? "members " + settings.initialConfiguration() : "not a member yet: waiting to be added",
                 settings.witness() ? "; a witness: no counter, never leads" : "", settings.electionTimeoutMs());
