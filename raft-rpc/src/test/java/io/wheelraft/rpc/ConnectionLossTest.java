@@ -153,9 +153,11 @@ class ConnectionLossTest {
 
         // Each reconnect attempt (the connection watcher nudges the channel on its own backoff,
         // from 50 ms) takes the channel out of TRANSIENT_FAILURE for a moment, and a request then
-        // opens a stream as before: the count follows reconnect attempts, not requests. 0-1 on an
-        // idle machine, 11 once under the full build; one per request without the check.
+        // opens a stream as before: the count follows reconnect attempts, not requests, so it
+        // grows with how slowly the loop runs. 0-1 on an idle machine, 11 under the full build,
+        // 51 once on a host whose hypervisor took CPU time; one per request without the check.
+        // The bound is half the requests: a loaded machine stays below it, the missing check not.
         long opened = sender.peerStreamsOpened() - streamsBefore;
-        assertTrue(opened <= 50, "200 requests to a refusing endpoint opened " + opened + " streams");
+        assertTrue(opened <= 100, "200 requests to a refusing endpoint opened " + opened + " streams");
     }
 }
