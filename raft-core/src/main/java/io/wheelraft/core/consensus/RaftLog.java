@@ -34,6 +34,16 @@ public final class RaftLog {
     private final ArrayList<LogEntry> unstable = new ArrayList<>();
     private long unstableOffset;
     private long persistedIndex;
+    /**
+     * The index and term of the last durable entry, once known (index -1: not known). Every
+     * heartbeat a follower accepts and every vote request it answers asks for the term of its last
+     * entry; with the recent-entries ring released (a quiet group) or disabled, that was a RocksDB
+     * read each time: 4 % of a process's CPU while 100,000 groups elected and settled. Read only
+     * below {@code unstableOffset}: a truncation moves that offset below a replaced entry, and
+     * {@link #stableTo} sets both again before any index at or above it is durable once more.
+     */
+    private long lastDurableIndex = -1;
+    private long lastDurableTerm;
 
     /**
      * Opens the log view over {@code storage}, whose entries must continue the snapshot ending at
@@ -120,6 +130,7 @@ public final class RaftLog {
         baseTerm = term;
         unstable.clear();
         recent.clear();
+        lastDurableIndex = -1;
         unstableOffset = index + 1;
         persistedIndex = index;
         return true;
@@ -152,8 +163,19 @@ public final class RaftLog {
         if (index >= unstableOffset) {
             return unstable.get((int) (index - unstableOffset)).getTerm();
         }
+        if (index == lastDurableIndex) {
+            return lastDurableTerm;
+        }
         LogEntry cached = recent.get(index);
-        return cached != null ? cached.getTerm() : storage.term(index);
+        if (cached != null) {
+            return cached.getTerm();
+        }
+        long t = storage.term(index);
+        if (index == unstableOffset - 1 && t != 0) {
+            lastDurableIndex = index;
+            lastDurableTerm = t;
+        }
+        return t;
     }
 
     public boolean matchTerm(long index, long term) {
@@ -297,6 +319,8 @@ public final class RaftLog {
         }
         unstable.subList(0, n).clear();
         unstableOffset = index + 1;
+        lastDurableIndex = index;
+        lastDurableTerm = term;
         if (index > persistedIndex) {
             persistedIndex = index;
             return true;

@@ -75,6 +75,38 @@ class RaftLogTest {
     }
 
     @Test
+    void theLastDurableEntrysTermIsKeptWithoutTheRingAndNeverServedForAReplacedEntry() {
+        RaftLog log = new RaftLog(storage, 0, 0); // no recent-entries ring, as a quiet group's
+        write(log.appendFromLeader(0, run(1, 4, 1)));
+        assertTrue(log.stableTo(4, 1));
+        storage.truncateSuffix(0); // a read would now find nothing: the log must not need one
+        assertEquals(1, log.term(4));
+        assertTrue(log.matchTerm(4, 1), "a heartbeat at the end of the log matches without a read");
+        assertTrue(log.isUpToDate(4, 1));
+        assertEquals(0, log.term(3), "only the last entry's term is kept; earlier ones are read");
+        storage.append(run(1, 4, 1)); // the disk holds them again
+        // A new leader replaces 3..4 with term 2: the kept term of index 4 must go with it.
+        RaftLog.PersistRequest replacement = log.appendFromLeader(2, run(3, 3, 2));
+        assertEquals(0, log.term(4), "index 4 is gone");
+        assertFalse(log.matchTerm(4, 1));
+        write(replacement);
+        assertTrue(log.stableTo(3, 2));
+        storage.truncateSuffix(0);
+        assertEquals(2, log.term(3));
+        assertFalse(log.isUpToDate(3, 1), "the log ends in term 2 now");
+    }
+
+    @Test
+    void aLogReopenedOverStorageReadsItsLastTermOnceAndKeepsIt() {
+        storage.append(run(1, 4, 1));
+        RaftLog log = new RaftLog(storage, 0, 0);
+        assertEquals(1, log.lastTerm()); // read from storage
+        storage.truncateSuffix(0);
+        assertEquals(1, log.lastTerm(), "kept after the first read");
+        assertEquals(0, log.term(2), "an earlier entry is still read from storage");
+    }
+
+    @Test
     void appendFromLeaderSkipsEntriesAlreadyHeld() {
         RaftLog log = new RaftLog(storage, 0, 0);
         RaftLog.PersistRequest first = log.appendFromLeader(0, run(1, 2, 1));
