@@ -283,6 +283,25 @@ final class Quiescence {
     }
 
     /**
+     * After a {@code quiet} answer was handled: the leader goes quiet now if that answer was the
+     * last it waited for, instead of at its next heartbeat tick. Why: a process starting
+     * thousands of groups paces their start on how many are still awake, and each leadership
+     * stayed awake, heartbeat timer and all, one more interval after its group had agreed to go
+     * quiet. The conditions are the tick's: still asking (settled for the whole wait, nothing
+     * served since), still settled, every reachable member quiet.
+     *
+     * @return true if the leader went quiet
+     */
+    boolean goQuietIfEveryoneAnswered(long nowMs) {
+        if (quiet || !asking || !settled() || !everyReachableMemberQuiet()) {
+            return false;
+        }
+        core.reads().leaderGoesQuiet(nowMs);
+        goQuiet();
+        return true;
+    }
+
+    /**
      * The leader's heartbeat tick: decides whether it goes quiet now (true: send nothing), starts
      * asking, or stays as it is.
      */

@@ -690,6 +690,9 @@ public final class RaftCore {
         }
         changes.advanceIfLeaderChanging(nowMs);
         maybeSendTimeoutNow();
+        if (role == Role.LEADER && req.getQuiesce() && resp.getQuiet()) {
+            quiescence.goQuietIfEveryoneAnswered(nowMs);
+        }
     }
 
     public void handleAppendEntriesFailure(PeerId to, AppendEntriesRequest req) {

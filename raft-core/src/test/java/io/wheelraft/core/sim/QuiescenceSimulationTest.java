@@ -115,6 +115,42 @@ class QuiescenceSimulationTest {
     }
 
     @Test
+    void aLeaderGoesQuietOnItsFollowersLastQuietAnswerNotAtItsNextHeartbeat() {
+        int heartbeatMs = T / HEARTBEAT_DIVISOR;
+        for (long seed : new long[] {61, 67, 71}) {
+            SimGroups s = groups(seed, 6);
+            long[][] quietSince = new long[s.groupCount()][3]; // when each member last went quiet
+            boolean[][] wasQuiet = new boolean[s.groupCount()][3];
+            assertTrue(s.runUntil(() -> {
+                for (int g = 0; g < s.groupCount(); g++) {
+                    for (int i = 0; i < 3; i++) {
+                        boolean q = s.group(g).node(i).isQuiet();
+                        if (q && !wasQuiet[g][i]) {
+                            quietSince[g][i] = s.nowMs();
+                        }
+                        wasQuiet[g][i] = q;
+                    }
+                }
+                return allQuiet(s, 3);
+            }, 30L * T), s.replayHint());
+            for (int g = 0; g < s.groupCount(); g++) {
+                int leader = s.group(g).leaderIndex();
+                long lastFollower = 0;
+                for (int i = 0; i < 3; i++) {
+                    if (i != leader) {
+                        lastFollower = Math.max(lastFollower, quietSince[g][i]);
+                    }
+                }
+                // A follower goes quiet on the quiesce heartbeat; its answer takes one hop (1-3 ms
+                // here) back. Waiting for the leader's next tick would take most of an interval.
+                long lag = quietSince[g][leader] - lastFollower;
+                assertTrue(lag >= 0 && lag < heartbeatMs / 2, "seed " + seed + ", group " + g + ": the leader went quiet " + lag
+                        + " ms after its last follower (heartbeat interval " + heartbeatMs + " ms)");
+            }
+        }
+    }
+
+    @Test
     void aGroupThatServedAWriteWaitsTheFullTimeBeforeGoingQuietAgain() {
         SimGroups s = quietGroups(31, 4);
         SimCluster g1 = s.group(1);
