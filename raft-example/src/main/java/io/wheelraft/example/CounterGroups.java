@@ -192,7 +192,7 @@ public final class CounterGroups implements AutoCloseable {
 
     /** The unserved wait: {@code fallback}, or the property's value (a positive number). */
     static int quiesceUnservedAfterMs(String property, int fallback) {
-        return positiveProperty(QUIESCE_UNSERVED_AFTER_PROPERTY, property, fallback, "milliseconds");
+        return boundedProperty(QUIESCE_UNSERVED_AFTER_PROPERTY, property, fallback, 0, "a number of milliseconds, 0 or more");
     }
 
     /** How long a settled group waits before going quiet: {@code electionTimeoutMs}, or the property's value (a positive number). */
@@ -211,18 +211,22 @@ public final class CounterGroups implements AutoCloseable {
     }
 
     private static int positiveProperty(String name, String value, int fallback, String unit) {
+        return boundedProperty(name, value, fallback, 1, "a positive number of " + unit);
+    }
+
+    private static int boundedProperty(String name, String value, int fallback, int min, String what) {
         if (value == null) {
             return fallback;
         }
         try {
             int n = Integer.parseInt(value.strip());
-            if (n >= 1) {
+            if (n >= min) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw CliException.usage("-D" + name + "='" + value + "' is not a positive number of " + unit);
+        throw CliException.usage("-D" + name + "='" + value + "' is not " + what);
     }
 
     private CounterGroups(Settings settings) {

@@ -130,15 +130,18 @@ class GroupsBenchOptionsTest {
     }
 
     @Test
-    void theUnservedQuietDelayAndTheStartBoundAreOverriddenOnlyByPositiveNumbers() {
+    void theUnservedQuietDelayIsOverriddenByZeroOrMoreAndTheStartBoundOnlyByPositiveNumbers() {
         assertEquals(-1, CounterGroups.quiesceUnservedAfterMs(null, -1), "unset: NodeOptions' default (one heartbeat interval)");
         assertEquals(1000, CounterGroups.quiesceUnservedAfterMs("1000", -1));
+        assertEquals(0, CounterGroups.quiesceUnservedAfterMs("0", -1), "0: ask at the first settled heartbeat");
         assertEquals(CounterGroups.START_AWAKE_LIMIT, CounterGroups.startAwakeLimit(null));
         assertEquals(2000, CounterGroups.startAwakeLimit("2000"));
-        for (String bad : new String[] {"0", "-1", "lots"}) {
+        for (String bad : new String[] {"-1", "lots"}) {
             CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.quiesceUnservedAfterMs(bad, -1));
-            assertTrue(e.getMessage().contains("wheelraft.quiesceUnservedAfterMs='" + bad + "'"), e.getMessage());
-            e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.startAwakeLimit(bad));
+            assertTrue(e.getMessage().contains("wheelraft.quiesceUnservedAfterMs='" + bad + "'") && e.getMessage().contains("0 or more"), e.getMessage());
+        }
+        for (String bad : new String[] {"0", "-1", "lots"}) {
+            CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class, () -> CounterGroups.startAwakeLimit(bad));
             assertTrue(e.getMessage().contains("wheelraft.startAwakeLimit='" + bad + "'") && e.getMessage().contains("groups"), e.getMessage());
         }
     }
