@@ -41,7 +41,7 @@ public final class NodeOptions {
     private boolean witness;
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private int quiesceAfterMs;
-    private int quiesceUnservedAfterMs = -1;
+    private int quiesceUnservedAfterMs;
     private boolean fastFirstElection = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
     private boolean nodeMetrics = true;
@@ -250,8 +250,11 @@ public final class NodeOptions {
      * The same wait for a leadership that has served nothing (no proposal, read, transfer or
      * membership change) since it was won or last went quiet: a start-up or failover election,
      * a member caught up after its process came back. Never longer than {@link #quiesceAfterMs()}.
-     * Default -1: one heartbeat interval. Such a leadership predicts no traffic, so the heartbeat
-     * rounds of the full wait would be work for nothing; the full wait keeps a group that is being
+     * Default 0: its first heartbeat after it settled asks the followers to go quiet; -1: one
+     * heartbeat interval. Such a leadership predicts no traffic, so the heartbeat rounds of the
+     * full wait would be work for nothing, and a process starting 100,000 groups paces the start
+     * on how many are awake (every group led after 91-99 s with 0, against 110-121 s with one
+     * interval; docs/benchmarks.md, "Many groups"). The full wait keeps a group that is being
      * written from going quiet between two writes.
      */
     public int quiesceUnservedAfterMs() {

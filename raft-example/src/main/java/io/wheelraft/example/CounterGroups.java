@@ -396,8 +396,9 @@ public final class CounterGroups implements AutoCloseable {
                     // (the transport's per-process liveness watch stands in for them).
                     .quiesceAfterMs(quiesceAfterMs(System.getProperty(QUIESCE_AFTER_PROPERTY), settings.electionTimeoutMs()))
                     // A leadership that has served nothing (every group at a start, most after a
-                    // failover) goes quiet a heartbeat interval after it settles.
-                    .quiesceUnservedAfterMs(quiesceUnservedAfterMs(System.getProperty(QUIESCE_UNSERVED_AFTER_PROPERTY), -1))
+                    // failover) asks for quiet at its first heartbeat after it settles.
+                    .quiesceUnservedAfterMs(quiesceUnservedAfterMs(System.getProperty(QUIESCE_UNSERVED_AFTER_PROPERTY),
+                            new NodeOptions().quiesceUnservedAfterMs()))
                     // Each group prefers one process as its leader, spread by a hash of the group id
                     // (the voter its first election starts on): leadership returns there when that
                     // process is up, so a kill of one process fails over about a third of the groups,

@@ -131,7 +131,7 @@ class GroupsBenchOptionsTest {
 
     @Test
     void theUnservedQuietDelayIsOverriddenByZeroOrMoreAndTheStartBoundOnlyByPositiveNumbers() {
-        assertEquals(-1, CounterGroups.quiesceUnservedAfterMs(null, -1), "unset: NodeOptions' default (one heartbeat interval)");
+        assertEquals(7, CounterGroups.quiesceUnservedAfterMs(null, 7), "unset: the fallback given (NodeOptions' default)");
         assertEquals(1000, CounterGroups.quiesceUnservedAfterMs("1000", -1));
         assertEquals(0, CounterGroups.quiesceUnservedAfterMs("0", -1), "0: ask at the first settled heartbeat");
         assertEquals(CounterGroups.START_AWAKE_LIMIT, CounterGroups.startAwakeLimit(null));

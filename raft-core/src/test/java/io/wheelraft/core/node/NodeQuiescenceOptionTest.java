@@ -44,9 +44,10 @@ class NodeQuiescenceOptionTest {
     }
 
     @Test
-    void theUnservedQuietDelayDefaultsToAHeartbeatIntervalAndNeverExceedsTheFullOne() {
+    void theUnservedQuietDelayDefaultsToNoneAndNeverExceedsTheFullOne() {
         NodeOptions o = new NodeOptions().electionTimeoutMs(1000).quiesceAfterMs(1000);
-        assertEquals(o.heartbeatIntervalMs(), o.quiesceUnservedAfterMs());
+        assertEquals(0, o.quiesceUnservedAfterMs(), "the first settled heartbeat asks");
+        assertEquals(o.heartbeatIntervalMs(), o.quiesceUnservedAfterMs(-1).quiesceUnservedAfterMs(), "-1: one heartbeat interval");
         assertEquals(300, o.quiesceUnservedAfterMs(300).quiesceUnservedAfterMs());
         assertEquals(1000, o.quiesceUnservedAfterMs(5000).quiesceUnservedAfterMs(), "capped by quiesceAfterMs");
         assertEquals(0, o.quiesceAfterMs(0).quiesceUnservedAfterMs(), "never quiet stays never quiet");

@@ -29,10 +29,10 @@ class QuiescenceSimulationTest {
     private static final int LIVENESS_SILENCE_MS = 100;
 
     static SimGroups groups(long seed, int count) {
-        return groups(seed, count, -1);
+        return groups(seed, count, 0);
     }
 
-    /** {@code unservedAfterMs}: {@link io.wheelraft.core.NodeOptions#quiesceUnservedAfterMs} (-1: its default, one heartbeat interval). */
+    /** {@code unservedAfterMs}: {@link io.wheelraft.core.NodeOptions#quiesceUnservedAfterMs} (0: its default, none; -1: one heartbeat interval). */
     private static SimGroups groups(long seed, int count, int unservedAfterMs) {
         CommittedLog[] logs = new CommittedLog[count];
         for (int g = 0; g < count; g++) {
