@@ -253,7 +253,7 @@ public final class NodeOptions {
      * Default 0: its first heartbeat after it settled asks the followers to go quiet; -1: one
      * heartbeat interval. Such a leadership predicts no traffic, so the heartbeat rounds of the
      * full wait would be work for nothing, and a process starting 100,000 groups paces the start
-     * on how many are awake (every group led after 91-99 s with 0, against 110-121 s with one
+     * on how many are awake (every group led after 91-105 s with 0, against 110-121 s with one
      * interval; docs/benchmarks.md, "Many groups"). The full wait keeps a group that is being
      * written from going quiet between two writes.
      */
