@@ -14,6 +14,8 @@ public final class NodeOptions {
 
     /** The election priority of a node that sets none: eligible to lead, no preference. */
     public static final int DEFAULT_ELECTION_PRIORITY = 1;
+    /** {@link #quiesceUnservedAfterMs()} of options that set none: ask at the first settled heartbeat. */
+    public static final int DEFAULT_QUIESCE_UNSERVED_AFTER_MS = 0;
 
     private int electionTimeoutMs = 1000;
     private int heartbeatDivisor = 10;
@@ -41,7 +43,7 @@ public final class NodeOptions {
     private boolean witness;
     private int electionPriority = DEFAULT_ELECTION_PRIORITY;
     private int quiesceAfterMs;
-    private int quiesceUnservedAfterMs;
+    private int quiesceUnservedAfterMs = DEFAULT_QUIESCE_UNSERVED_AFTER_MS;
     private boolean fastFirstElection = true;
     private io.micrometer.core.instrument.MeterRegistry meterRegistry = io.micrometer.core.instrument.Metrics.globalRegistry;
     private boolean nodeMetrics = true;

@@ -398,7 +398,7 @@ public final class CounterGroups implements AutoCloseable {
                     // A leadership that has served nothing (every group at a start, most after a
                     // failover) asks for quiet at its first heartbeat after it settles.
                     .quiesceUnservedAfterMs(quiesceUnservedAfterMs(System.getProperty(QUIESCE_UNSERVED_AFTER_PROPERTY),
-                            new NodeOptions().quiesceUnservedAfterMs()))
+                            NodeOptions.DEFAULT_QUIESCE_UNSERVED_AFTER_MS))
                     // Each group prefers one process as its leader, spread by a hash of the group id
                     // (the voter its first election starts on): leadership returns there when that
                     // process is up, so a kill of one process fails over about a third of the groups,

@@ -289,16 +289,11 @@ final class Quiescence {
      * stayed awake, heartbeat timer and all, one more interval after its group had agreed to go
      * quiet. The conditions are the tick's: still asking (settled for the whole wait, nothing
      * served since), still settled, every reachable member quiet.
-     *
-     * @return true if the leader went quiet
      */
-    boolean goQuietIfEveryoneAnswered(long nowMs) {
-        if (quiet || !asking || !settled() || !everyReachableMemberQuiet()) {
-            return false;
+    void goQuietIfEveryoneAnswered(long nowMs) {
+        if (!quiet && asking && settled() && everyReachableMemberQuiet()) {
+            leaderGoesQuiet(nowMs);
         }
-        core.reads().leaderGoesQuiet(nowMs);
-        goQuiet();
-        return true;
     }
 
     /**
@@ -318,12 +313,16 @@ final class Quiescence {
             return false;
         }
         if (asking && everyReachableMemberQuiet()) {
-            core.reads().leaderGoesQuiet(nowMs);
-            goQuiet();
+            leaderGoesQuiet(nowMs);
             return true;
         }
         asking = true;
         return false;
+    }
+
+    private void leaderGoesQuiet(long nowMs) {
+        core.reads().leaderGoesQuiet(nowMs);
+        goQuiet();
     }
 
     private void goQuiet() {

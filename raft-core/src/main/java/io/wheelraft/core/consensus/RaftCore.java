@@ -679,7 +679,8 @@ public final class RaftCore {
         if (role != Role.LEADER || req.getTerm() != term) {
             return;
         }
-        if (req.getQuiesce() && resp.getQuiet()) {
+        boolean quietAnswer = req.getQuiesce() && resp.getQuiet();
+        if (quietAnswer) {
             quiescence.quietAnswer(from);
         }
         if (replication.onResponse(from, req, resp, nowMs, commitIndex)) {
@@ -690,7 +691,7 @@ public final class RaftCore {
         }
         changes.advanceIfLeaderChanging(nowMs);
         maybeSendTimeoutNow();
-        if (role == Role.LEADER && req.getQuiesce() && resp.getQuiet()) {
+        if (quietAnswer && role == Role.LEADER) {
             quiescence.goQuietIfEveryoneAnswered(nowMs);
         }
     }
