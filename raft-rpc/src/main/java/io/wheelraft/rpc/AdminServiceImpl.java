@@ -106,20 +106,18 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
     /** Counts the nodes of the process, those that lead, and those that are quiet ({@link Node#isQuiet()}). */
     @Override
     public void groupsSummary(GroupsSummaryRequest request, StreamObserver<GroupsSummaryResponse> out) {
-        int groups = 0;
-        int leaders = 0;
-        int quiet = 0;
-        for (Node node : nodes.all()) {
-            groups++;
+        int[] counts = new int[3]; // hosted, leading, quiet
+        nodes.forEachNode(node -> {
+            counts[0]++;
             if (node.isLeader()) {
-                leaders++;
+                counts[1]++;
             }
             if (node.isQuiet()) {
-                quiet++;
+                counts[2]++;
             }
-        }
+        });
         reply(out, GroupsSummaryResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true))
-                .setGroups(groups).setLeaders(leaders).setQuiet(quiet).build());
+                .setGroups(counts[0]).setLeaders(counts[1]).setQuiet(counts[2]).build());
     }
 
     /**
@@ -129,31 +127,12 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
      */
     @Override
     public void ledGroups(LedGroupsRequest request, StreamObserver<LedGroupsResponse> out) {
-        int groups = 0;
-        BitSet numbered = new BitSet();
-        // Only with_since: each led group's first leadership start (a group led by two nodes here keeps the earlier).
-        Map<Integer, Long> numberedSince = request.getWithSince() ? new HashMap<>() : null;
-        Map<String, Long> named = null;
-        for (Node node : nodes.all()) {
-            groups++;
-            if (!node.isLeader()) {
-                continue;
-            }
-            String id = node.groupId();
-            long since = request.getWithSince() ? node.status().roleSince().toEpochMilli() : 0;
-            int number = numberedId(id);
-            if (number >= 0) {
-                numbered.set(number);
-                if (numberedSince != null) {
-                    numberedSince.merge(number, since, Math::min);
-                }
-            } else {
-                if (named == null) {
-                    named = new LinkedHashMap<>();
-                }
-                named.merge(id, since, Math::min);
-            }
-        }
+        LedTally tally = new LedTally(request.getWithSince());
+        nodes.forEachNode(tally);
+        int groups = tally.hosted;
+        BitSet numbered = tally.numbered;
+        Map<Integer, Long> numberedSince = tally.numberedSince;
+        Map<String, Long> named = tally.named;
         LedGroupsResponse.Builder b = LedGroupsResponse.newBuilder().setResult(AdminResult.newBuilder().setSuccess(true)).setGroups(groups);
         for (int g = numbered.nextSetBit(0); g >= 0; g = numbered.nextSetBit(g + 1)) {
             b.addNumbered(g);
@@ -168,6 +147,43 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
             }
         }
         reply(out, b.build());
+    }
+
+    /** What {@link #ledGroups} gathers from one visit of the nodes. */
+    private static final class LedTally implements java.util.function.Consumer<Node> {
+        private final boolean withSince;
+        private final BitSet numbered = new BitSet();
+        // Only with_since: each led group's first leadership start (a group led by two nodes here keeps the earlier).
+        private final Map<Integer, Long> numberedSince;
+        private Map<String, Long> named;
+        private int hosted;
+
+        LedTally(boolean withSince) {
+            this.withSince = withSince;
+            this.numberedSince = withSince ? new HashMap<>() : null;
+        }
+
+        @Override
+        public void accept(Node node) {
+            hosted++;
+            if (!node.isLeader()) {
+                return;
+            }
+            String id = node.groupId();
+            long since = withSince ? node.status().roleSince().toEpochMilli() : 0;
+            int number = numberedId(id);
+            if (number >= 0) {
+                numbered.set(number);
+                if (numberedSince != null) {
+                    numberedSince.merge(number, since, Math::min);
+                }
+            } else {
+                if (named == null) {
+                    named = new LinkedHashMap<>();
+                }
+                named.merge(id, since, Math::min);
+            }
+        }
     }
 
     /**

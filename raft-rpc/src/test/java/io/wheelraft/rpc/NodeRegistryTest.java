@@ -44,7 +44,8 @@ class NodeRegistryTest {
         assertSame(b1, r.find("b", ""));
         IllegalArgumentException several = assertThrows(IllegalArgumentException.class, () -> r.find("a", ""));
         assertTrue(several.getMessage().contains("has 2 nodes here"), several.getMessage());
-        assertEquals(Set.of(a1, a2, b1), Set.copyOf(r.all()));
+        assertEquals(3, visited(r).size(), "each node visited once");
+        assertEquals(Set.of(a1, a2, b1), Set.copyOf(visited(r)));
     }
 
     @Test
@@ -71,6 +72,12 @@ class NodeRegistryTest {
         r.unregister(a2);
         NoSuchElementException gone = assertThrows(NoSuchElementException.class, () -> r.find("a", ""));
         assertTrue(gone.getMessage().contains("no node of group 'a' here"), gone.getMessage());
-        assertTrue(r.all().isEmpty());
+        assertTrue(visited(r).isEmpty());
+    }
+
+    private static java.util.List<Node> visited(NodeRegistry r) {
+        java.util.List<Node> seen = new java.util.ArrayList<>();
+        r.forEachNode(seen::add);
+        return seen;
     }
 }
