@@ -119,8 +119,9 @@ final class GroupsBenchCommand implements Callable<Integer> {
     ServerJvm.Collector serverGc;
 
     @Option(names = "--server-jvm-option", paramLabel = "OPTION", showDefaultValue = CommandLine.Help.Visibility.NEVER,
-            description = "A further JVM option for each server only, after the heap and collector options; repeat it for more "
-                    + "(e.g. --server-jvm-option=-XX:AOTCache=server.aot). Default: none.")
+            description = "A further JVM option for each server only, after the heap and collector options and the heap on transparent huge pages "
+                    + "where the kernel offers them; repeat it for more (e.g. --server-jvm-option=-XX:AOTCache=server.aot, or "
+                    + "-XX:-UseTransparentHugePages to keep 4 KiB pages). Default: none.")
     List<String> serverJvmOptions = new ArrayList<>();
 
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")
@@ -136,7 +137,7 @@ final class GroupsBenchCommand implements Callable<Integer> {
             throw CliException.usage("--heap " + e.getMessage());
         }
         try {
-            return new ServerJvm(heap, serverGc, serverJvmOptions);
+            return new ServerJvm(heap, serverGc, serverJvmOptions, ServerProcess.TRANSPARENT_HUGE_PAGES);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--server-jvm-option: " + e.getMessage());
         }

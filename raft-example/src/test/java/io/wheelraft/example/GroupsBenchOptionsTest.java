@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code groups-bench} refuses bad phase and load options with one usage line, before starting any process. */
@@ -77,6 +78,19 @@ class GroupsBenchOptionsTest {
         assertTrue(command.commandLine(java.util.EnumSet.of(GroupsBenchCommand.Phase.KILL))
                         .contains(" --server-jvm-option=-XX:AOTCache=s.aot --server-jvm-option=-Xss512k"),
                 "the report's command line reproduces the servers' options");
+    }
+
+    @Test
+    void hugePagesPutTheHeapOnThemBeforeTheServerOptionsWhichMayUndoIt() {
+        java.util.List<String> options = new ServerJvm("6g", ServerJvm.Collector.SERIAL,
+                java.util.List.of("-XX:-UseTransparentHugePages"), true).options();
+        assertEquals(concat(concat(java.util.List.of("-Xmx6g", "-Xms6g", "-Xmn512m", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0",
+                        "-XX:+UseTransparentHugePages"), PRIORITIES), java.util.List.of("-XX:-UseTransparentHugePages")), options);
+        assertFalse(new ServerJvm("6g", ServerJvm.Collector.SERIAL).options().contains(ServerJvm.HUGE_PAGES), "off unless offered");
+        GroupsBenchCommand command = new GroupsBenchCommand();
+        new picocli.CommandLine(command).parseArgs();
+        assertEquals(ServerProcess.TRANSPARENT_HUGE_PAGES, command.serverJvm().options().contains(ServerJvm.HUGE_PAGES),
+                "groups-bench asks for huge pages exactly where the kernel offers them");
     }
 
     @Test
