@@ -34,6 +34,17 @@ import java.util.regex.Pattern;
  * 121-216 ms: its connections close, and the failover starts, only once the kernel has freed the
  * multi-gigabyte heap, page table by page table. ({@code --server-jvm-option=-XX:-UseTransparentHugePages}
  * undoes it.)
+ *
+ * <p>And C2 compiles every branch of a method, including those its profile never saw taken
+ * ({@code -XX:PerMethodTrapLimit=0}, {@link #WHOLE_METHOD_COMPILES}), where by default it leaves
+ * such branches out behind a trap that, once taken, discards the compiled method to be profiled
+ * and compiled again. A failover takes many such branches at once (a broken connection, a
+ * campaign after a break, a leadership won in the middle of writes), on survivors whose cores the
+ * elections need. At 10,000 groups the first failover after a kill had p99 1.19-1.65 s (median
+ * 1.42 s) with it against 1.49-1.81 s (1.65 s) without, six runs each taking turns
+ * (benchmarks.md, "Killing a process"), at the same write throughput. The survivors' compilation logs did not show fewer recompilations
+ * in the 8 s after the kill, so why it helps is not established; the figures are why it is on.
+ * ({@code --server-jvm-option=-XX:PerMethodTrapLimit=100} undoes it.)
  */
 record ServerJvm(String heap, Collector collector, List<String> extra, boolean hugePages) {
 
@@ -42,6 +53,8 @@ record ServerJvm(String heap, Collector collector, List<String> extra, boolean h
             "-XX:CompilerThreadPriority=10");
     /** The heap on transparent huge pages (the kernel's madvise or always mode). */
     static final String HUGE_PAGES = "-XX:+UseTransparentHugePages";
+    /** C2 compiles the branches its profile has not seen rather than trap and recompile when one is taken. */
+    static final String WHOLE_METHOD_COMPILES = "-XX:PerMethodTrapLimit=0";
     private static final long MAX_YOUNG_BYTES = 512L << 20;
     private static final Pattern HEAP_SIZE = Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
@@ -103,6 +116,7 @@ record ServerJvm(String heap, Collector collector, List<String> extra, boolean h
             options.add(HUGE_PAGES);
         }
         options.addAll(THREAD_PRIORITIES);
+        options.add(WHOLE_METHOD_COMPILES);
         options.addAll(extra); // last, so that one of them may override the defaults above
         return List.copyOf(options);
     }

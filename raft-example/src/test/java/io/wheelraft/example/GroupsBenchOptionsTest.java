@@ -47,7 +47,8 @@ class GroupsBenchOptionsTest {
         assertUsageError("'zgc' is not one of serial, parallel, g1", "groups-bench", "--server-gc", "zgc");
     }
 
-    private static final java.util.List<String> PRIORITIES = ServerJvm.THREAD_PRIORITIES;
+    /** What every server gets after its collector's options and before the servers' own: the thread priorities, then whole-method C2 compiles. */
+    private static final java.util.List<String> PRIORITIES = concat(ServerJvm.THREAD_PRIORITIES, java.util.List.of("-XX:PerMethodTrapLimit=0"));
 
     private static java.util.List<String> concat(java.util.List<String> a, java.util.List<String> b) {
         java.util.List<String> all = new java.util.ArrayList<>(a);
@@ -99,6 +100,13 @@ class GroupsBenchOptionsTest {
         assertEquals(0, new ServerJvm("2g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:ThreadPriorityPolicy=0")).javaThreadNice(),
                 "the policy undone: the JVM leaves priorities alone");
         assertEquals(5, new ServerJvm("2g", ServerJvm.Collector.G1, java.util.List.of("-XX:JavaPriority5_To_OSPriority=5")).javaThreadNice());
+    }
+
+    @Test
+    void aServerJvmOptionCanGiveTheCompilerItsTrapsBack() {
+        java.util.List<String> options = new ServerJvm("2g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:PerMethodTrapLimit=100")).options();
+        assertTrue(options.indexOf(ServerJvm.WHOLE_METHOD_COMPILES) >= 0
+                && options.indexOf(ServerJvm.WHOLE_METHOD_COMPILES) < options.indexOf("-XX:PerMethodTrapLimit=100"), options.toString());
     }
 
     @Test
