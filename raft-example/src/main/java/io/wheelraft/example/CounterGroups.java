@@ -310,12 +310,15 @@ public final class CounterGroups implements AutoCloseable {
                     throw new CliException(CliException.FAILED, "interrupted while starting group '" + g + "'", e);
                 }
                 addGroup(g);
-                notYetQuiet.add(hosted.get(g).node());
+                if (settings.member()) {
+                    notYetQuiet.add(hosted.get(g).node());
+                }
             }
         } finally {
             namesAtStart = null; // groups added from now on look for their files
         }
         notYetQuiet.clear();
+        startWaitedMs = pacing.waitedMs();
         if (pacing.waitedMs() > 0) {
             LOG.info("waited {} ms in all for started groups to go quiet before starting more (at most {} awake at once; {} stalled"
                     + " waves written off{})", pacing.waitedMs(), awakeLimit, pacing.stalls(), pacing.gaveUp() ? ", then no more pacing" : "");
@@ -543,6 +546,20 @@ public final class CounterGroups implements AutoCloseable {
      * start's own elections. Only the starting thread uses it.
      */
     private final ArrayDeque<Node> notYetQuiet = new ArrayDeque<>();
+    /** How long {@link #doStart} waited for started groups to go quiet; see {@link #startWaitedMs()}. */
+    private volatile long startWaitedMs;
+
+    /**
+     * How long the start waited, in all, for started groups to go quiet before starting more
+     * ({@link StartPacing}). Always 0 for a process that is not a member (its {@code --self} is
+     * not in {@code --peers}): its groups have empty configurations and never campaign, so
+     * they load nothing and are not paced. Pacing them anyway stalled such a start for
+     * {@value StartPacing#STALLS_TO_GIVE_UP} waves of {@value #START_STALL_TIMEOUTS} election
+     * timeouts each (30 s at the default timeout) waiting for groups that could never go quiet.
+     */
+    public long startWaitedMs() {
+        return startWaitedMs;
+    }
 
     private int awake() {
         notYetQuiet.removeIf(Node::isQuiet);

@@ -1,6 +1,7 @@
 package io.wheelraft.example;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.wheelraft.core.Node;
 import io.wheelraft.core.PeerId;
 import io.wheelraft.storage.FileMetaStorage;
 import io.wheelraft.storage.RocksDbMetaStorage;
@@ -71,6 +72,25 @@ class CounterGroupsManyTest {
             for (String g : engine.groupIds()) {
                 long term = engine.node(g).status().term();
                 assertTrue(term > terms.get(g), "group " + g + " restarted from its term " + terms.get(g) + ", now " + term);
+            }
+        }
+    }
+
+    @Test
+    void aProcessThatIsNotAMemberStartsMoreGroupsThanThePacingLimitWithoutWaitingForThemToGoQuiet() throws Exception {
+        List<Integer> ports = LocalCluster.freePorts(4);
+        PeerId self = new PeerId("127.0.0.1", ports.get(0));
+        List<PeerId> others = ports.subList(1, 4).stream().map(p -> new PeerId("127.0.0.1", p)).toList();
+        int groups = 2 * CounterGroups.START_AWAKE_LIMIT; // paced as a member's, the second wave would wait for the first
+        CounterGroups.Settings settings = new CounterGroups.Settings(dir, self, others, 300, 0, groups);
+        try (CounterGroups engine = CounterGroups.start(settings, new SimpleMeterRegistry())) {
+            assertEquals(groups, engine.groupIds().size());
+            assertEquals(0, engine.startWaitedMs(), "a non-member's groups never campaign, so its start waits for none of them");
+            for (String g : engine.groupIds()) {
+                Node node = engine.node(g);
+                assertFalse(node.isLeader(), "group " + g + " of a non-member leads nothing");
+                assertTrue(node.status().configuration() == null || node.status().configuration().isEmpty(),
+                        "group " + g + " waits to be added, with no members of its own: " + node.status().configuration());
             }
         }
     }
