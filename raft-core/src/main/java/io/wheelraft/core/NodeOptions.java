@@ -5,6 +5,8 @@ import io.wheelraft.core.spi.RaftMetaStorage;
 import io.wheelraft.core.spi.SnapshotStorage;
 import io.wheelraft.timer.Timer;
 
+import java.util.function.Supplier;
+
 /**
  * Everything a node needs: timing, initial membership, the state machine and its storage.
  * Mutable builder-style bean; {@link #validate()} checks it and names the first bad value.
@@ -52,37 +54,38 @@ public final class NodeOptions {
 
     /** Checks every option, throwing an IllegalArgumentException that names the first bad one. */
     public NodeOptions validate() {
-        require(electionTimeoutMs > 0, "electionTimeoutMs must be > 0, was " + electionTimeoutMs);
-        require(heartbeatDivisor >= 2, "heartbeatDivisor must be >= 2, was " + heartbeatDivisor);
-        require(electionTimeoutMs / heartbeatDivisor >= 1, "electionTimeoutMs / heartbeatDivisor must be at least 1 ms, was "
+        require(electionTimeoutMs > 0, () -> "electionTimeoutMs must be > 0, was " + electionTimeoutMs);
+        require(heartbeatDivisor >= 2, () -> "heartbeatDivisor must be >= 2, was " + heartbeatDivisor);
+        require(electionTimeoutMs / heartbeatDivisor >= 1, () -> "electionTimeoutMs / heartbeatDivisor must be at least 1 ms, was "
                 + electionTimeoutMs + " / " + heartbeatDivisor);
-        require(snapshotIntervalSecs >= 0, "snapshotIntervalSecs must be >= 0 (0 disables), was " + snapshotIntervalSecs);
-        require(snapshotLogMargin >= 0, "snapshotLogMargin must be >= 0, was " + snapshotLogMargin);
-        require(initialConfiguration != null, "initialConfiguration must not be null (use Configuration.empty() for a joining node)");
-        require(stateMachine != null || witness, "stateMachine is required (only a witness may run without one)");
-        require(logStorage != null, "logStorage is required");
-        require(metaStorage != null, "metaStorage is required");
-        require(snapshotStorage != null, "snapshotStorage is required");
-        require(applyQueueCapacity > 0, "applyQueueCapacity must be > 0, was " + applyQueueCapacity);
-        require(logCacheEntries >= 0 && logCacheEntries <= (1 << 24), "logCacheEntries must be in 0..2^24, was " + logCacheEntries);
-        require(logCacheMaxEntryBytes >= 0, "logCacheMaxEntryBytes must be >= 0, was " + logCacheMaxEntryBytes);
-        require(maxInflightAppends > 0, "maxInflightAppends must be > 0, was " + maxInflightAppends);
-        require(maxEntriesPerAppend > 0, "maxEntriesPerAppend must be > 0, was " + maxEntriesPerAppend);
-        require(maxBytesPerAppend > 0, "maxBytesPerAppend must be > 0, was " + maxBytesPerAppend);
-        require(leaseClockDriftMs >= 0 && leaseClockDriftMs < electionTimeoutMs,
+        require(snapshotIntervalSecs >= 0, () -> "snapshotIntervalSecs must be >= 0 (0 disables), was " + snapshotIntervalSecs);
+        require(snapshotLogMargin >= 0, () -> "snapshotLogMargin must be >= 0, was " + snapshotLogMargin);
+        require(initialConfiguration != null, () -> "initialConfiguration must not be null (use Configuration.empty() for a joining node)");
+        require(stateMachine != null || witness, () -> "stateMachine is required (only a witness may run without one)");
+        require(logStorage != null, () -> "logStorage is required");
+        require(metaStorage != null, () -> "metaStorage is required");
+        require(snapshotStorage != null, () -> "snapshotStorage is required");
+        require(applyQueueCapacity > 0, () -> "applyQueueCapacity must be > 0, was " + applyQueueCapacity);
+        require(logCacheEntries >= 0 && logCacheEntries <= (1 << 24), () -> "logCacheEntries must be in 0..2^24, was " + logCacheEntries);
+        require(logCacheMaxEntryBytes >= 0, () -> "logCacheMaxEntryBytes must be >= 0, was " + logCacheMaxEntryBytes);
+        require(maxInflightAppends > 0, () -> "maxInflightAppends must be > 0, was " + maxInflightAppends);
+        require(maxEntriesPerAppend > 0, () -> "maxEntriesPerAppend must be > 0, was " + maxEntriesPerAppend);
+        require(maxBytesPerAppend > 0, () -> "maxBytesPerAppend must be > 0, was " + maxBytesPerAppend);
+        require(leaseClockDriftMs >= 0 && leaseClockDriftMs < electionTimeoutMs, () ->
                 "leaseClockDriftMs must be in [0, electionTimeoutMs), was " + leaseClockDriftMs);
-        require(snapshotChunkBytes > 0, "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
-        require(electionPriority >= 0, "electionPriority must be 0 (never leads) or more, was " + electionPriority);
-        require(quiesceAfterMs >= 0, "quiesceAfterMs must be >= 0 (0: never quiet), was " + quiesceAfterMs);
-        require(quiesceUnservedAfterMs >= -1, "quiesceUnservedAfterMs must be >= 0, or -1 for one heartbeat interval, was "
+        require(snapshotChunkBytes > 0, () -> "snapshotChunkBytes must be > 0, was " + snapshotChunkBytes);
+        require(electionPriority >= 0, () -> "electionPriority must be 0 (never leads) or more, was " + electionPriority);
+        require(quiesceAfterMs >= 0, () -> "quiesceAfterMs must be >= 0 (0: never quiet), was " + quiesceAfterMs);
+        require(quiesceUnservedAfterMs >= -1, () -> "quiesceUnservedAfterMs must be >= 0, or -1 for one heartbeat interval, was "
                 + quiesceUnservedAfterMs);
-        require(meterRegistry != null, "meterRegistry must not be null (the default is Micrometer's global registry)");
+        require(meterRegistry != null, () -> "meterRegistry must not be null (the default is Micrometer's global registry)");
         return this;
     }
 
-    private static void require(boolean ok, String message) {
+    /** The message is built only on failure: every hosted group validates its options when it starts. */
+    private static void require(boolean ok, Supplier<String> message) {
         if (!ok) {
-            throw new IllegalArgumentException("invalid NodeOptions: " + message);
+            throw new IllegalArgumentException("invalid NodeOptions: " + message.get());
         }
     }
 
