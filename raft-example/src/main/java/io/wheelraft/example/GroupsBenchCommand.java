@@ -119,9 +119,9 @@ final class GroupsBenchCommand implements Callable<Integer> {
     ServerJvm.Collector serverGc;
 
     @Option(names = "--server-jvm-option", paramLabel = "OPTION", showDefaultValue = CommandLine.Help.Visibility.NEVER,
-            description = "A further JVM option for each server only, after the heap and collector options and the heap on transparent huge pages "
-                    + "where the kernel offers them; repeat it for more (e.g. --server-jvm-option=-XX:AOTCache=server.aot, or "
-                    + "-XX:-UseTransparentHugePages to keep 4 KiB pages). Default: none.")
+            description = "A further JVM option for each server only, after the heap and collector options, the heap on transparent huge pages "
+                    + "where the kernel offers them, and C1 alone; repeat it for more (e.g. --server-jvm-option=-XX:AOTCache=server.aot, "
+                    + "-XX:-UseTransparentHugePages to keep 4 KiB pages, or -XX:TieredStopAtLevel=4 for the JVM's default C2). Default: none.")
     List<String> serverJvmOptions = new ArrayList<>();
 
     @Option(names = "--out", defaultValue = "target/groups-bench", paramLabel = "DIR", description = "Where the table and charts are written.")

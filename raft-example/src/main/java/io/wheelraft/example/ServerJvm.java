@@ -45,6 +45,17 @@ import java.util.regex.Pattern;
  * (benchmarks.md, "Killing a process"), at the same write throughput. The survivors' compilation logs did not show fewer recompilations
  * in the 8 s after the kill, so why it helps is not established; the figures are why it is on.
  * ({@code --server-jvm-option=-XX:PerMethodTrapLimit=100} undoes it.)
+ *
+ * <p>And the servers run C1 alone ({@code -XX:TieredStopAtLevel=1}, {@link #C1_ONLY}), as
+ * docs/embedding.md advises for a process hosting many groups on few cores. A start or a failover
+ * of thousands of groups runs much code for the first time, and with C2 its compiler took a third
+ * of each server's CPU through a 100,000-group start and 30-45 % of the survivors' in the seconds
+ * after a kill, competing with the elections. Taking turns on this machine, C1 alone led every one
+ * of 100,000 groups 71-75 s after start against 88-94 s, and the first failover at 10,000 groups
+ * had p99 1.32-1.90 s (every group within 2 s in five runs) against 1.86-3.80 s in six. It costs
+ * peak throughput once everything is compiled (about a fifth of one group's), which the writes
+ * phase, measured seconds after the start, does not reach. (With C1 alone the whole-method option
+ * above has no effect; {@code --server-jvm-option=-XX:TieredStopAtLevel=4} restores C2 and with it.)
  */
 record ServerJvm(String heap, Collector collector, List<String> extra, boolean hugePages) {
 
@@ -55,6 +66,8 @@ record ServerJvm(String heap, Collector collector, List<String> extra, boolean h
     static final String HUGE_PAGES = "-XX:+UseTransparentHugePages";
     /** C2 compiles the branches its profile has not seen rather than trap and recompile when one is taken. */
     static final String WHOLE_METHOD_COMPILES = "-XX:PerMethodTrapLimit=0";
+    /** The client compiler alone: no C2 compilations competing with a large start or failover. */
+    static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
     private static final long MAX_YOUNG_BYTES = 512L << 20;
     private static final Pattern HEAP_SIZE = Pattern.compile("(\\d{1,12})([kKmMgG]?)");
 
@@ -117,6 +130,7 @@ record ServerJvm(String heap, Collector collector, List<String> extra, boolean h
         }
         options.addAll(THREAD_PRIORITIES);
         options.add(WHOLE_METHOD_COMPILES);
+        options.add(C1_ONLY);
         options.addAll(extra); // last, so that one of them may override the defaults above
         return List.copyOf(options);
     }

@@ -47,8 +47,12 @@ class GroupsBenchOptionsTest {
         assertUsageError("'zgc' is not one of serial, parallel, g1", "groups-bench", "--server-gc", "zgc");
     }
 
-    /** What every server gets after its collector's options and before the servers' own: the thread priorities, then whole-method C2 compiles. */
-    private static final java.util.List<String> PRIORITIES = concat(ServerJvm.THREAD_PRIORITIES, java.util.List.of("-XX:PerMethodTrapLimit=0"));
+    /**
+     * What every server gets after its collector's options and before the servers' own: the thread
+     * priorities, whole-method C2 compiles, then C1 alone.
+     */
+    private static final java.util.List<String> PRIORITIES = concat(ServerJvm.THREAD_PRIORITIES,
+            java.util.List.of("-XX:PerMethodTrapLimit=0", "-XX:TieredStopAtLevel=1"));
 
     private static java.util.List<String> concat(java.util.List<String> a, java.util.List<String> b) {
         java.util.List<String> all = new java.util.ArrayList<>(a);
@@ -107,6 +111,13 @@ class GroupsBenchOptionsTest {
         java.util.List<String> options = new ServerJvm("2g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:PerMethodTrapLimit=100")).options();
         assertTrue(options.indexOf(ServerJvm.WHOLE_METHOD_COMPILES) >= 0
                 && options.indexOf(ServerJvm.WHOLE_METHOD_COMPILES) < options.indexOf("-XX:PerMethodTrapLimit=100"), options.toString());
+    }
+
+    @Test
+    void aServerJvmOptionCanGiveTheServersC2Back() {
+        java.util.List<String> options = new ServerJvm("2g", ServerJvm.Collector.SERIAL, java.util.List.of("-XX:TieredStopAtLevel=4")).options();
+        assertTrue(options.indexOf(ServerJvm.C1_ONLY) >= 0 && options.indexOf(ServerJvm.C1_ONLY) < options.indexOf("-XX:TieredStopAtLevel=4"),
+                "the JVM takes the last of an option, so the servers' own must come after the default: " + options);
     }
 
     @Test
