@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  * of thousands of groups runs much code for the first time, and with C2 its compiler took a third
  * of each server's CPU through a 100,000-group start and 30-45 % of the survivors' in the seconds
  * after a kill, competing with the elections. Taking turns on this machine, C1 alone led every one
- * of 100,000 groups 71-75 s after start against 88-94 s, and the first failover at 10,000 groups
+ * of 100,000 groups 71-83 s after start against 88-117 s, and the first failover at 10,000 groups
  * had p99 1.32-1.90 s (every group within 2 s in five runs) against 1.86-3.80 s in six. It costs
  * peak throughput once everything is compiled (about a fifth of one group's), which the writes
  * phase, measured seconds after the start, does not reach. (With C1 alone the whole-method option
