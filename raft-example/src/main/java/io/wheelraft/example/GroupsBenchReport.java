@@ -185,7 +185,7 @@ final class GroupsBenchReport {
     private static void idleTable(StringBuilder b, Setup setup, List<Long> baselineHeap, List<Row> rows) {
         Double baseline = baselineHeap == null || baselineHeap.isEmpty() ? null
                 : baselineHeap.stream().mapToLong(Long::longValue).average().orElse(Double.NaN) / MIB;
-        b.append("**Start-up and idle.** \"All led\": from starting the processes until every group has a leader (polled every 100 ms). ")
+        b.append("**Start-up and idle.** \"All led\": from starting the processes until every group has a leader (polled at a hundredth of the time so far, every 100 ms to 1 s). ")
                 .append("Idle is measured ").append(setup.settleSecs()).append(" s after that, once every replica reports quiet (`GroupsSummary.quiet`) ")
                 .append("or, marked `not all quiet`, once ").append(setup.quietWaitSecs()).append(" s of waiting for that ran out; CPU over ")
                 .append(setup.windowSecs()).append(" s from `/proc/PID/stat`, then quiet replicas, RSS, threads and timer-wheel entries of all three, then each one's heap after a full collection (`jcmd GC.run`; old generation and survivors, as eden then holds only what was allocated since). ")

@@ -39,6 +39,15 @@ class GroupsBenchLogicTest {
     }
 
     @Test
+    void theStartIsPolledForLeadersAtAHundredthOfTheTimeSoFarWithinItsBounds() {
+        assertEquals(100, GroupsBenchCluster.leaderPollMs(0), "at first, as often as the shortest pause allows");
+        assertEquals(100, GroupsBenchCluster.leaderPollMs(9_999));
+        assertEquals(250, GroupsBenchCluster.leaderPollMs(25_000), "25 s into a start: within 1 % of it");
+        assertEquals(800, GroupsBenchCluster.leaderPollMs(80_000));
+        assertEquals(1_000, GroupsBenchCluster.leaderPollMs(400_000), "never longer than the longest pause");
+    }
+
+    @Test
     void aVictimGroupListedTwiceIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new FailoverTimes(new int[]{1, 2, 1}, 0, 0));
     }
