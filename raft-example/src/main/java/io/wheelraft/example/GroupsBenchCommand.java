@@ -88,7 +88,14 @@ final class GroupsBenchCommand implements Callable<Integer> {
     @Option(names = "--write-secs", defaultValue = "10", paramLabel = "S", description = "Each measured write window (one group, then spread).")
     int writeSecs;
 
-    @Option(names = "--kill-poll-ms", defaultValue = "25", paramLabel = "MS", description = "How often the survivors are asked which groups they lead after the kill.")
+    /**
+     * Each poll visits every replica of both survivors while they run the failover it watches;
+     * the failover times come from the servers' own records, so the poll's pace bounds only the
+     * "seen by polling" column. At 10,000 groups (servers on C1 alone) p99 was 1.00 and 1.14 s
+     * polling every 250 ms against 1.17 and 1.65 s every 25 ms, two pairs taking turns.
+     */
+    @Option(names = "--kill-poll-ms", defaultValue = "250", paramLabel = "MS", description = "How often the survivors are asked which groups "
+            + "they lead after the kill (each ask visits every replica of both; the failover times come from the servers' own records).")
     int killPollMs;
 
     @Option(names = "--kill-timeout-secs", defaultValue = "30", paramLabel = "S", description = "Stop waiting for the killed process's groups to be led again after this.")
