@@ -539,8 +539,9 @@ public final class CounterGroups implements AutoCloseable {
     }
 
     /**
-     * Groups started by {@link #doStart} that have not gone quiet yet (electing or heartbeating):
-     * those seen quiet are dropped, so each count visits at most the awake ones, not every hosted
+     * Groups started by {@link #doStart} that have not gone quiet yet (electing or heartbeating;
+     * none for a process that is not a member, see {@link #startWaitedMs()}): those seen quiet
+     * are dropped, so each count visits at most the awake ones, not every hosted
      * group (at 10,000 groups visiting all of them every poll was 3-4 % of the three processes'
      * CPU during a start). A group that wakes again later is not counted: pacing is about the
      * start's own elections. Only the starting thread uses it.

@@ -26,6 +26,9 @@ final class GroupsBenchCluster implements AutoCloseable {
 
     /** Deadline of one admin call: generous, a process hosting 100,000 groups may be busy. */
     private static final long ADMIN_TIMEOUT_MS = 5_000;
+    /** The shortest and the longest pause between two polls for leaders ({@link #leaderPollMs}). */
+    private static final long MIN_LEADER_POLL_MS = 100;
+    private static final long MAX_LEADER_POLL_MS = 1_000;
 
     /** How waiting for leaders ended: times since the start, -1 when it never happened. */
     record LeaderWait(long allHostedMs, long allLedMs, int leaders) {
@@ -123,10 +126,6 @@ final class GroupsBenchCluster implements AutoCloseable {
     int leaders() {
         return totals().leaders();
     }
-
-    /** The shortest and the longest pause between two polls for leaders ({@link #leaderPollMs}). */
-    static final long MIN_LEADER_POLL_MS = 100;
-    static final long MAX_LEADER_POLL_MS = 1_000;
 
     /**
      * How long to wait before the next poll for leaders, {@code elapsedMs} after the start: a

@@ -9,13 +9,14 @@ import java.util.regex.Pattern;
 /**
  * How {@code groups-bench} starts each server's JVM: its heap, its garbage collector, the
  * priorities of its threads, and any further options given for the servers alone
- * ({@code --server-jvm-option}, e.g. an AOT cache or C1 only: unlike {@code JAVA_TOOL_OPTIONS}
+ * ({@code --server-jvm-option}, e.g. an AOT cache or C2 back: unlike {@code JAVA_TOOL_OPTIONS}
  * they leave the benchmark's own client JVM as it is; given last, they override the others).
  * The collector is a choice because its pauses, not the number of groups as such, can
  * decide whether a many-group run settles: a pause longer than the election timeout makes the
  * peers report the process silent and campaign.
  *
- * <p>Two defaults exist because the benchmark runs three servers on one small machine. A
+ * <p>The first two defaults (thread priorities, the whole heap from the start) exist because the
+ * benchmark runs three servers on one small machine. A
  * stop-the-world pause ran several times longer than its work: the paused process's one
  * collector thread shared the cores with twenty and more runnable threads of the other two, and
  * at 100,000 groups young collections took 1.5-5.5 s, the peers reported the paused process
